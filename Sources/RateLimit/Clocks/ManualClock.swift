@@ -1,0 +1,134 @@
+public import Dispatch
+
+/// Virtual time for tests, yours and the library's: time moves only when you advance it, so no test sleeps.
+///
+/// It starts at `.zero`. ``schedule(at:on:_:)`` only records work; ``advance(by:)``, ``advance(to:)`` and
+/// ``run()`` run it, inline on the thread that advances the clock (not on the queue), in deadline order, with
+/// ``now`` set to each item's deadline while it runs. Work due at the same instant runs in the order it was
+/// scheduled, and work scheduled while advancing runs in the same advance if it is due by then.
+///
+/// ```swift
+/// let clock = ManualClock()
+/// let debouncer = Debouncer<String>(interval: .milliseconds(250), queue: .main, clock: clock) { search($0) }
+/// debouncer("s")
+/// debouncer("sw")
+/// clock.advance(by: .milliseconds(249))   // nothing yet: the quiet period is not over
+/// clock.advance(by: .milliseconds(1))     // search("sw") runs here, with clock.now == 250 ms
+/// ```
+///
+/// Work scheduled for `now` or earlier (a leading throttler's run "at once") runs on the next advance, even
+/// `advance(by: .zero)`; it never runs inside ``schedule(at:on:_:)``, so a `call` never runs its action
+/// synchronously. An action that is isolated to the main actor must be run by advancing from the main actor.
+public final class ManualClock: RateLimitClock, @unchecked Sendable {
+  // @unchecked Sendable: every stored `var` is read and written only inside `lock.withLock`; scheduled work runs
+  // after the lock is released, so it may read `now`, schedule more work, or advance the clock.
+
+  /// One piece of scheduled work.
+  private struct Item {
+    /// When it is due.
+    let deadline: Duration
+    /// Order of scheduling, to run items due at the same instant first-in first-out.
+    let sequence: UInt64
+    /// The work.
+    let work: @Sendable () -> Void
+  }
+
+  /// How many items ``run()`` runs before deciding that work re-schedules itself forever.
+  public static let runLimit = 1_000_000
+
+  private let lock = Lock()
+  /// Guarded by `lock`.
+  private var current: Duration = .zero
+  /// Guarded by `lock`. Unordered; the next item is found by a scan, which is plenty for tests.
+  private var items: [Item] = []
+  /// Guarded by `lock`.
+  private var nextSequence: UInt64 = 0
+
+  /// Creates a clock at `.zero` with nothing scheduled.
+  public init() {}
+
+  /// The current virtual time. While scheduled work runs, the deadline of that work.
+  public var now: Duration {
+    lock.withLock { current }
+  }
+
+  /// How many pieces of work are scheduled and not yet run (including timers a throttler no longer needs,
+  /// which run as no-ops).
+  public var scheduledCount: Int {
+    lock.withLock { items.count }
+  }
+
+  /// Records `work` to run when the clock is advanced to `deadline` or beyond. Never runs it here.
+  ///
+  /// - Parameters:
+  ///   - deadline: When `work` becomes due. A deadline at or before ``now`` is due on the next advance.
+  ///   - queue: Ignored: `work` runs on the thread that advances the clock.
+  ///   - work: The work.
+  public func schedule(at deadline: Duration, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
+    lock.withLock {
+      items.append(Item(deadline: deadline, sequence: nextSequence, work: work))
+      nextSequence &+= 1
+    }
+  }
+
+  /// Moves time forward by `duration`, running everything due on the way, in order.
+  ///
+  /// - Parameter duration: How far to advance; must not be negative (a negative one traps, naming the value).
+  public func advance(by duration: Duration) {
+    if duration < .zero {
+      fatalError("ManualClock.advance(by:) needs a non-negative duration, got duration: \(duration)")
+    }
+    advance(to: now.saturatingAdding(duration))
+  }
+
+  /// Moves time forward to `instant`, running everything due by then, in order.
+  ///
+  /// - Parameter instant: Where to stop; must not be earlier than ``now`` (an earlier one traps, naming both).
+  public func advance(to instant: Duration) {
+    let start = now
+    if instant < start {
+      fatalError("ManualClock.advance(to:) cannot go back in time: instant: \(instant) is before now: \(start)")
+    }
+    while let item = takeNext(dueBy: instant) {
+      item.work()
+    }
+    lock.withLock { current = max(current, instant) }
+  }
+
+  /// Advances until nothing is scheduled, running everything in order; ``now`` ends at the last deadline run.
+  ///
+  /// Traps after ``runLimit`` items, since work that keeps re-scheduling itself would otherwise never end.
+  public func run() {
+    var count = 0
+    while let item = takeNext(dueBy: nil) {
+      count += 1
+      if count > Self.runLimit {
+        fatalError(
+          "ManualClock.run() ran \(Self.runLimit) items and work is still scheduled: something re-schedules itself forever"
+        )
+      }
+      item.work()
+    }
+  }
+
+  /// Removes the first item due by `limit` (any item if `limit` is `nil`) and moves time to its deadline.
+  private func takeNext(dueBy limit: Duration?) -> Item? {
+    lock.withLock {
+      var best: Int?
+      for index in items.indices {
+        let item = items[index]
+        if let limit, item.deadline > limit { continue }
+        if let current = best,
+          (items[current].deadline, items[current].sequence) <= (item.deadline, item.sequence)
+        {
+          continue
+        }
+        best = index
+      }
+      guard let best else { return nil }
+      let item = items.remove(at: best)
+      current = max(current, item.deadline)
+      return item
+    }
+  }
+}

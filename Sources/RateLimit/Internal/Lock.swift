@@ -1,0 +1,45 @@
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Bionic)
+  import Bionic
+#else
+  #error("RateLimit needs pthreads on this platform.")
+#endif
+
+/// A non-recursive mutual-exclusion lock around a heap-allocated `pthread_mutex_t`.
+///
+/// Why this lock: it is cheap when uncontended, available on every platform the package supports, and
+/// ThreadSanitizer understands it (`Synchronization.Mutex` is invisible to TSan on Linux and needs
+/// macOS 15 / iOS 18). The mutex lives on the heap so its address never moves, as pthreads requires.
+///
+/// It is `~Copyable` so that exactly one owner destroys the mutex.
+struct Lock: ~Copyable {
+  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+  init() {
+    mutex = .allocate(capacity: 1)
+    mutex.initialize(to: pthread_mutex_t())
+    let status = pthread_mutex_init(mutex, nil)
+    precondition(status == 0, "pthread_mutex_init failed with \(status)")
+  }
+
+  deinit {
+    pthread_mutex_destroy(mutex)
+    mutex.deinitialize(count: 1)
+    mutex.deallocate()
+  }
+
+  /// Runs `body` with the lock held. `body` must not call back into code that takes the same lock.
+  @inline(__always)
+  func withLock<Result: ~Copyable, Failure: Error>(
+    _ body: () throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    return try body()
+  }
+}

@@ -1,0 +1,70 @@
+/// A pure timing rule: a small state machine that decides, for each event, which values run and when.
+///
+/// A rule knows nothing of locks, queues or clocks. ``Engine`` feeds it events in time order under its lock and
+/// carries out what it answers. The contract between the two:
+///
+/// - ``deadline`` is non-`nil` exactly while a value is held back; the engine calls ``deadlineReached()`` once
+///   `now >= deadline`, before any other event at or after that instant ("work due runs first").
+/// - ``called(at:with:)`` and ``flushed(at:)`` are therefore only called while `deadline` is `nil` or later
+///   than `now`.
+protocol TimingRule<Value>: Sendable {
+  associatedtype Value: Sendable
+
+  /// When the held value is due, or `nil` when nothing is held.
+  var deadline: Duration? { get }
+
+  /// A call arrived at `now`. Returns the value to run at once, if any.
+  mutating func called(at now: Duration, with value: Value) -> Value?
+
+  /// ``deadline`` has been reached. Returns the held value, to run at that deadline.
+  mutating func deadlineReached() -> Run<Value>?
+
+  /// `flush()` at `now`. Returns the held value, to run at once, if any.
+  mutating func flushed(at now: Duration) -> Value?
+
+  /// `cancel()`: forget the held value and all timing state.
+  mutating func cancelled()
+}
+
+extension TimingRule {
+  /// Whether a value is held back waiting for its deadline.
+  var isPending: Bool { deadline != nil }
+}
+
+/// A value to hand to the queue, and the instant it is due.
+struct Run<Value: Sendable>: Sendable {
+  /// The value the action receives.
+  var value: Value
+  /// The instant the run is due; the clock is asked to schedule it then.
+  var time: Duration
+}
+
+/// The runs one event produces, in order, without allocating. One event yields at most three: an overdue held
+/// value, the call's own value, and (with a zero interval) the value it just made due.
+struct Runs<Value: Sendable> {
+  private var first: Run<Value>?
+  private var second: Run<Value>?
+  private var third: Run<Value>?
+
+  /// Whether there is nothing to run.
+  var isEmpty: Bool { first == nil }
+
+  /// Appends `run`; at most three fit.
+  mutating func append(_ run: Run<Value>) {
+    if first == nil {
+      first = run
+    } else if second == nil {
+      second = run
+    } else {
+      precondition(third == nil, "one event produced more than three runs")
+      third = run
+    }
+  }
+
+  /// Calls `body` with each run, in order.
+  func forEach(_ body: (Run<Value>) -> Void) {
+    first.map(body)
+    second.map(body)
+    third.map(body)
+  }
+}

@@ -1,0 +1,48 @@
+/// When a ``Throttler`` runs its action. T is the throttler's interval.
+///
+/// The same calls through each mode (T = 3 ticks; a letter is a call or a run with that value):
+///
+/// ```
+/// interval = 3 ticks      0 1 2 3 4 5 6 7 8 9
+/// calls                   a b c . . d e . . .
+/// .leading                a . . . . d . . . .
+/// .trailing               . . . c . . . . e .
+/// .firstPerDuration       a . . c . . d . . e
+/// ```
+public enum ThrottleMode: Sendable, Hashable, CaseIterable {
+  /// Runs a call at once if nothing ran in the last T (`now - lastRun >= T`, or no run yet); drops it otherwise.
+  ///
+  /// The first tap of a double tap wins; the rest of the window is ignored. Nothing is ever held back.
+  ///
+  /// ```
+  /// interval = 3            0 1 2 3 4 5 6 7 8 9
+  /// calls                   a b c . . d e . . .
+  /// runs                    a . . . . d . . . .
+  /// ```
+  case leading
+
+  /// A call while idle opens a window `[t, t + T)`; calls inside only replace the held value; at `t + T` the
+  /// action runs once with the latest value and the throttler is idle again.
+  ///
+  /// At most one run per window, always with the newest value, always T after the window opened.
+  ///
+  /// ```
+  /// interval = 3            0 1 2 3 4 5 6 7 8 9
+  /// calls                   a b c . . d e . . .
+  /// runs                    . . . c . . . . e .
+  /// ```
+  case trailing
+
+  /// A call while idle runs at once and opens a window of T; calls inside are held (latest wins). At the window's
+  /// end a held value runs and opens a new window of T from that run; with nothing held, the throttler is idle.
+  ///
+  /// First call immediate, last call never lost, runs at least T apart: the mode for table reloads and
+  /// progress updates.
+  ///
+  /// ```
+  /// interval = 3            0 1 2 3 4 5 6 7 8 9
+  /// calls                   a b c . . d e . . .
+  /// runs                    a . . c . . d . . e
+  /// ```
+  case firstPerDuration
+}

@@ -1,0 +1,69 @@
+import Dispatch
+import RateLimit
+import Testing
+
+#if os(macOS) || os(Linux) || os(Windows)
+  /// Bad input traps with a message that names the parameter and the value; each case runs in its own process.
+  @Suite struct PreconditionTests {
+    @Test func negativeThrottlerIntervalTraps() async {
+      let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        _ = Throttler<Int>(interval: .seconds(-1), queue: .main) { _ in }
+      }
+      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(message.contains("interval: -1.0 seconds"), "\(message)")
+    }
+
+    @Test func negativeDebouncerIntervalTraps() async {
+      let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        _ = Debouncer<Int>(interval: .milliseconds(-5), queue: .main) { _ in }
+      }
+      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(message.contains("interval: -0.005 seconds"), "\(message)")
+    }
+
+    @Test func negativeMaxWaitTraps() async {
+      let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        _ = Debouncer<Int>(interval: .seconds(1), maxWait: .seconds(-2), queue: .main) { _ in }
+      }
+      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(message.contains("maxWait: -2.0 seconds"), "\(message)")
+    }
+
+    @Test func negativeIntervalOfTheMainActorInitializerTraps() async {
+      await #expect(processExitsWith: .failure) {
+        _ = await MainActor.run { Throttler(interval: .seconds(-1), mode: .trailing) {} }
+      }
+    }
+
+    @Test func zeroAndMaxWaitBelowIntervalDoNotTrap() {
+      _ = Throttler<Int>(interval: .zero, queue: .main) { _ in }
+      _ = Debouncer<Int>(interval: .seconds(2), maxWait: .zero, queue: .main) { _ in }
+      _ = Debouncer<Int>(interval: .zero, maxWait: .zero, queue: .main) { _ in }
+    }
+
+    @Test func manualClockRefusesToGoBack() async {
+      let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        ManualClock().advance(by: .seconds(-1))
+      }
+      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(message.contains("duration: -1.0 seconds"), "\(message)")
+
+      await #expect(processExitsWith: .failure) {
+        let clock = ManualClock()
+        clock.advance(to: .seconds(2))
+        clock.advance(to: .seconds(1))
+      }
+    }
+
+    @Test func manualClockRunStopsWorkThatReschedulesItselfForever() async {
+      let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        let clock = ManualClock()
+        @Sendable func again() { clock.schedule(at: clock.now + .seconds(1), on: .main, again) }
+        again()
+        clock.run()
+      }
+      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(message.contains("re-schedules itself forever"), "\(message)")
+    }
+  }
+#endif

@@ -1,0 +1,25 @@
+@testable import RateLimit
+
+/// A thread-safe log of the runs an action made: each value with the clock's `now` when it ran.
+final class Recorder<Value: Sendable>: @unchecked Sendable {
+  // @unchecked Sendable: `log` is only touched inside `lock.withLock`.
+  private let lock = Lock()
+  private var log: [(time: Duration, value: Value)] = []
+
+  /// Records `value` as run at `time`.
+  func record(_ value: Value, at time: Duration = .zero) {
+    lock.withLock { log.append((time, value)) }
+  }
+
+  /// Every run so far, in order.
+  var runs: [(time: Duration, value: Value)] { lock.withLock { log } }
+  /// The values of every run so far, in order.
+  var values: [Value] { lock.withLock { log.map(\.value) } }
+  /// How many runs so far.
+  var count: Int { lock.withLock { log.count } }
+}
+
+/// A box that a test can read after the object that captured it is gone: to prove something was freed.
+final class Owner: Sendable {
+  func touch() {}
+}
