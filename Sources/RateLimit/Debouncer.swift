@@ -47,7 +47,7 @@ public final class Debouncer<Value: Sendable>: Sendable {
   /// The longest a burst can hold the action back, as given (`nil`: unbounded). A value below ``interval``
   /// counts as ``interval``.
   public let maxWait: Duration?
-  private let engine: Engine<DebounceRule<Value>>
+  @usableFromInline let engine: Engine<DebounceRule<Value>>
 
   /// Creates a debouncer that runs `action` on `queue`.
   ///
@@ -105,6 +105,7 @@ public final class Debouncer<Value: Sendable>: Sendable {
   /// - Parameter value: The value the action receives if this call runs (or is the latest when a held value
   ///   runs).
   /// - Complexity: O(1): one lock, one clock read; no allocation and no timer while a burst is under way.
+  @inlinable
   public func call(_ value: Value) {
     engine.call(value)
   }
@@ -113,6 +114,7 @@ public final class Debouncer<Value: Sendable>: Sendable {
   ///
   /// - Parameter value: The value the action receives if this call runs.
   /// - Complexity: O(1).
+  @inlinable
   public func callAsFunction(_ value: Value) {
     engine.call(value)
   }
@@ -186,6 +188,7 @@ extension Debouncer where Value == Void {
   /// Reports an event; the mode decides whether and when the action runs.
   ///
   /// - Complexity: O(1).
+  @inlinable
   public func call() {
     engine.call(())
   }
@@ -193,6 +196,7 @@ extension Debouncer where Value == Void {
   /// Same as ``call()``: `debouncer()`.
   ///
   /// - Complexity: O(1).
+  @inlinable
   public func callAsFunction() {
     engine.call(())
   }

@@ -34,7 +34,7 @@ public final class Throttler<Value: Sendable>: Sendable {
   public let interval: Duration
   /// The rule that decides which calls run and when.
   public let mode: ThrottleMode
-  private let engine: Engine<ThrottleRule<Value>>
+  @usableFromInline let engine: Engine<ThrottleRule<Value>>
 
   /// Creates a throttler that runs `action` on `queue`.
   ///
@@ -84,6 +84,7 @@ public final class Throttler<Value: Sendable>: Sendable {
   ///   runs).
   /// - Complexity: O(1): one lock, one clock read; no allocation while a call only replaces a held value or is
   ///   dropped.
+  @inlinable
   public func call(_ value: Value) {
     engine.call(value)
   }
@@ -92,6 +93,7 @@ public final class Throttler<Value: Sendable>: Sendable {
   ///
   /// - Parameter value: The value the action receives if this call runs.
   /// - Complexity: O(1).
+  @inlinable
   public func callAsFunction(_ value: Value) {
     engine.call(value)
   }
@@ -166,6 +168,7 @@ extension Throttler where Value == Void {
   /// Reports an event; the mode decides whether and when the action runs.
   ///
   /// - Complexity: O(1).
+  @inlinable
   public func call() {
     engine.call(())
   }
@@ -173,6 +176,7 @@ extension Throttler where Value == Void {
   /// Same as ``call()``: `throttler()`.
   ///
   /// - Complexity: O(1).
+  @inlinable
   public func callAsFunction() {
     engine.call(())
   }

@@ -78,7 +78,7 @@ public final class ManualClock: RateLimitClock, @unchecked Sendable {
     if duration < .zero {
       fatalError("ManualClock.advance(by:) needs a non-negative duration, got duration: \(duration)")
     }
-    advance(to: now.saturatingAdding(duration))
+    advance(to: (Instant(now) + duration).duration)
   }
 
   /// Moves time forward to `instant`, running everything due by then, in order.

@@ -1,4 +1,4 @@
-import Dispatch
+public import Dispatch
 
 /// The shared machinery behind ``Throttler`` and ``Debouncer``: locking, scheduling, delivery, teardown.
 ///
@@ -6,83 +6,82 @@ import Dispatch
 /// what to do, releases the lock, and only then talks to the clock. User code (the action, a custom clock) never
 /// runs while the lock is held, so the action may call back in from any thread.
 ///
-/// Timers are lazy: at most one timer is *armed* (the one ``armedTimer`` names). When the rule's deadline moves
-/// later, the armed timer is kept; when it fires early it re-arms for the remainder. A new timer is scheduled
-/// only when the deadline moves *earlier* than the armed one (after `cancel()` or `flush()`), and the old one
-/// then fires as a no-op. The clock holds the engine weakly through every closure it is given.
+/// Timers are lazy: at most one timer is *armed* (the one ``EngineState/armedTimer`` names). When the rule's
+/// deadline moves later, the armed timer is kept; when it fires early it re-arms for the remainder. A new timer is
+/// scheduled only when the deadline moves *earlier* than the armed one (after `cancel()` or `flush()`), and the
+/// old one then fires as a no-op. The clock holds the engine weakly through every closure it is given.
+///
+/// Performance: the call path is `@inlinable` (and what it touches `@usableFromInline`, none of it public API), so
+/// it is specialized for the caller's `Value`; unspecialized generic code would look up type metadata on every
+/// call and cost some 20 times more. The mutable state lives behind a pointer rather than in `var` properties,
+/// which would pay for a dynamic exclusivity check on every access: the lock already guarantees exclusivity.
+@usableFromInline
 final class Engine<Rule: TimingRule>: @unchecked Sendable {
-  // @unchecked Sendable: `clock` and `queue` are immutable and Sendable; every `var` below is read and written
-  // only inside `lock.withLock`, which makes those accesses mutually exclusive.
+  // @unchecked Sendable: `clock`, `queue`, `lock` and the `state` pointer are immutable; `clock` and `queue` are
+  // Sendable; the pointee of `state` is read and written only inside `lock.withLock`, which makes those accesses
+  // mutually exclusive.
 
-  typealias Value = Rule.Value
-  typealias Action = @Sendable (Value) -> Void
+  @usableFromInline typealias Value = Rule.Value
+  @usableFromInline typealias Action = EngineState<Rule>.Action
 
-  /// A scheduled timer the engine still relies on.
-  private struct ArmedTimer {
-    /// Distinguishes this timer from stale ones still in flight.
-    let id: UInt64
-    /// When it fires.
-    let deadline: Duration
-  }
-
-  private let clock: any RateLimitClock
-  private let queue: DispatchQueue
-  private let lock = Lock()
-  /// Guarded by `lock`.
-  private var rule: Rule
-  /// Guarded by `lock`. `nil` once invalidated: nothing runs any more.
-  private var action: Action?
-  /// Guarded by `lock`.
-  private var armedTimer: ArmedTimer?
-  /// Guarded by `lock`.
-  private var timersArmed: UInt64 = 0
+  @usableFromInline let clock: any RateLimitClock
+  @usableFromInline let queue: DispatchQueue
+  @usableFromInline let lock = Lock()
+  /// Guarded by `lock`. Allocated once, freed in `deinit`.
+  @usableFromInline let state: UnsafeMutablePointer<EngineState<Rule>>
 
   init(rule: Rule, clock: any RateLimitClock, queue: DispatchQueue, action: @escaping Action) {
-    self.rule = rule
     self.clock = clock
     self.queue = queue
-    self.action = action
+    state = .allocate(capacity: 1)
+    state.initialize(to: EngineState(rule: rule, action: action))
+  }
+
+  deinit {
+    state.deinitialize(count: 1)
+    state.deallocate()
   }
 
   // MARK: Events
 
   /// - Complexity: O(1); one lock, one clock read, no allocation unless a run or a new timer is due.
+  @inlinable
   func call(_ value: Value) {
     let (runs, timer): (Runs<Value>, ArmedTimer?) = lock.withLock {
-      guard action != nil else { return (Runs(), nil) }
-      let now = clock.now
-      var runs = settle(until: now)
-      if let value = rule.called(at: now, with: value) { runs.append(Run(value: value, time: now)) }
+      guard state.pointee.action != nil else { return (Runs(), nil) }
+      let now = Instant(clock.now)
+      var runs = state.pointee.settle(until: now)
+      if let value = state.pointee.rule.called(at: now, with: value) { runs.append(Run(value: value, time: now)) }
       // A zero interval makes the value just held due at once.
-      if let run = settleOnce(until: now) { runs.append(run) }
-      return (runs, timerToArm())
+      if let run = state.pointee.settleOnce(until: now) { runs.append(run) }
+      return (runs, state.pointee.timerToArm())
     }
-    hand(runs)
-    arm(timer)
+    if !runs.isEmpty { hand(runs) }
+    if let timer { arm(timer) }
   }
 
   func flush() {
     let (runs, flushedAction): (Runs<Value>, Action?) = lock.withLock {
-      guard let action else { return (Runs(), nil) }
-      let now = clock.now
-      var runs = settle(until: now)
-      if let value = rule.flushed(at: now) { runs.append(Run(value: value, time: now)) }
+      guard let action = state.pointee.action else { return (Runs(), nil) }
+      let now = Instant(clock.now)
+      var runs = state.pointee.settle(until: now)
+      if let value = state.pointee.rule.flushed(at: now) { runs.append(Run(value: value, time: now)) }
       return (runs, action)
     }
     // A flushed value runs even if `invalidate()` follows: its work holds the action itself.
     guard let action = flushedAction else { return }
     runs.forEach { run in
       let value = run.value
-      clock.schedule(at: run.time, on: queue) { action(value) }
+      clock.schedule(at: run.time.duration, on: queue) { action(value) }
     }
   }
 
   func cancel() {
     let runs: Runs<Value> = lock.withLock {
-      guard action != nil else { return Runs() }
+      guard state.pointee.action != nil else { return Runs() }
       // Work due at this instant runs before the cancel (it can only be overdue with a late real timer).
-      let runs = settle(until: clock.now)
-      rule.cancelled()
+      let runs = state.pointee.settle(until: Instant(clock.now))
+      state.pointee.rule.cancelled()
       return runs
     }
     hand(runs)
@@ -90,9 +89,9 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
 
   func invalidate() {
     let released: Action? = lock.withLock {
-      rule.cancelled()
-      let released = action
-      action = nil
+      state.pointee.rule.cancelled()
+      let released = state.pointee.action
+      state.pointee.action = nil
       return released
     }
     // The action, and everything it captured, is released here, outside the lock: a capture's `deinit` may
@@ -101,32 +100,86 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
   }
 
   var isPending: Bool {
-    lock.withLock { action != nil && rule.isPending }
+    lock.withLock { state.pointee.action != nil && state.pointee.rule.isPending }
   }
 
   /// How many timers this engine has asked its clock for. For tests and benchmarks.
   var timerCount: UInt64 {
-    lock.withLock { timersArmed }
+    lock.withLock { state.pointee.timersArmed }
   }
 
-  // MARK: Under the lock
+  // MARK: Outside the lock
 
-  /// Runs the held value if its deadline has passed. Call with the lock held.
-  private func settleOnce(until now: Duration) -> Run<Value>? {
+  private func timerFired(_ id: UInt64) {
+    let (runs, timer): (Runs<Value>, ArmedTimer?) = lock.withLock {
+      guard state.pointee.action != nil, state.pointee.armedTimer?.id == id else { return (Runs(), nil) }
+      state.pointee.armedTimer = nil
+      // If the deadline moved later since this timer was armed, nothing is due and the timer is re-armed for
+      // the remainder.
+      return (state.pointee.settle(until: Instant(clock.now)), state.pointee.timerToArm())
+    }
+    hand(runs)
+    if let timer { arm(timer) }
+  }
+
+  @usableFromInline
+  func hand(_ runs: Runs<Value>) {
+    runs.forEach { run in
+      let value = run.value
+      clock.schedule(at: run.time.duration, on: queue) { [weak self] in self?.deliver(value) }
+    }
+  }
+
+  @usableFromInline
+  func arm(_ timer: ArmedTimer) {
+    let id = timer.id
+    clock.schedule(at: timer.deadline.duration, on: queue) { [weak self] in self?.timerFired(id) }
+  }
+
+  /// Runs the action with `value`, unless the engine was invalidated since the run was handed to the queue.
+  private func deliver(_ value: Value) {
+    let action = lock.withLock { state.pointee.action }
+    action?(value)
+  }
+}
+
+/// Everything an ``Engine`` guards with its lock.
+@usableFromInline
+struct EngineState<Rule: TimingRule> {
+  @usableFromInline typealias Action = @Sendable (Rule.Value) -> Void
+
+  /// The timing rule and its state.
+  @usableFromInline var rule: Rule
+  /// The user's closure; `nil` once invalidated: nothing runs any more.
+  @usableFromInline var action: Action?
+  /// The timer the engine relies on to meet the rule's deadline, if one is scheduled.
+  @usableFromInline var armedTimer: ArmedTimer?
+  /// How many timers were scheduled so far; also the id of the latest.
+  @usableFromInline var timersArmed: UInt64 = 0
+
+  init(rule: Rule, action: @escaping Action) {
+    self.rule = rule
+    self.action = action
+  }
+
+  /// Runs the held value if its deadline has passed.
+  @inlinable
+  mutating func settleOnce(until now: Instant) -> Run<Rule.Value>? {
     guard let deadline = rule.deadline, deadline <= now else { return nil }
     return rule.deadlineReached()
   }
 
-  /// Everything due by `now`, in order. Call with the lock held.
-  private func settle(until now: Duration) -> Runs<Value> {
-    var runs = Runs<Value>()
+  /// Everything due by `now`, in order.
+  @inlinable
+  mutating func settle(until now: Instant) -> Runs<Rule.Value> {
+    var runs = Runs<Rule.Value>()
     if let run = settleOnce(until: now) { runs.append(run) }
     return runs
   }
 
-  /// The timer to schedule so that the rule's deadline is met, if the armed one does not do. Call with the
-  /// lock held.
-  private func timerToArm() -> ArmedTimer? {
+  /// The timer to schedule so that the rule's deadline is met, if the armed one does not do.
+  @inlinable
+  mutating func timerToArm() -> ArmedTimer? {
     guard let deadline = rule.deadline else { return nil }
     if let armedTimer, armedTimer.deadline <= deadline { return nil }
     timersArmed &+= 1
@@ -134,37 +187,19 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
     armedTimer = timer
     return timer
   }
+}
 
-  // MARK: Outside the lock
+/// A timer an ``Engine`` has scheduled and still relies on.
+@usableFromInline
+struct ArmedTimer: Sendable {
+  /// Distinguishes this timer from stale ones still in flight.
+  @usableFromInline let id: UInt64
+  /// When it fires.
+  @usableFromInline let deadline: Instant
 
-  private func timerFired(_ id: UInt64) {
-    let (runs, timer): (Runs<Value>, ArmedTimer?) = lock.withLock {
-      guard action != nil, armedTimer?.id == id else { return (Runs(), nil) }
-      armedTimer = nil
-      // If the deadline moved later since this timer was armed, nothing is due and the timer is re-armed for
-      // the remainder.
-      return (settle(until: clock.now), timerToArm())
-    }
-    hand(runs)
-    arm(timer)
-  }
-
-  private func hand(_ runs: Runs<Value>) {
-    runs.forEach { run in
-      let value = run.value
-      clock.schedule(at: run.time, on: queue) { [weak self] in self?.deliver(value) }
-    }
-  }
-
-  private func arm(_ timer: ArmedTimer?) {
-    guard let timer else { return }
-    let id = timer.id
-    clock.schedule(at: timer.deadline, on: queue) { [weak self] in self?.timerFired(id) }
-  }
-
-  /// Runs the action with `value`, unless the engine was invalidated since the run was handed to the queue.
-  private func deliver(_ value: Value) {
-    let action = lock.withLock { self.action }
-    action?(value)
+  @inlinable
+  init(id: UInt64, deadline: Instant) {
+    self.id = id
+    self.deadline = deadline
   }
 }

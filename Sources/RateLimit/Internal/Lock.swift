@@ -1,14 +1,17 @@
 #if canImport(Darwin)
-  import Darwin
+  public import Darwin
 #elseif canImport(Glibc)
-  import Glibc
+  public import Glibc
 #elseif canImport(Musl)
-  import Musl
+  public import Musl
 #elseif canImport(Bionic)
-  import Bionic
+  public import Bionic
 #else
   #error("RateLimit needs pthreads on this platform.")
 #endif
+
+// The imports above are `public` only because `withLock` is `@inlinable` (so that `call` specializes in the
+// caller); no libc type appears in the public API.
 
 /// A non-recursive mutual-exclusion lock around a heap-allocated `pthread_mutex_t`.
 ///
@@ -17,8 +20,9 @@
 /// macOS 15 / iOS 18). The mutex lives on the heap so its address never moves, as pthreads requires.
 ///
 /// It is `~Copyable` so that exactly one owner destroys the mutex.
+@usableFromInline
 struct Lock: ~Copyable {
-  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
   init() {
     mutex = .allocate(capacity: 1)
@@ -34,7 +38,7 @@ struct Lock: ~Copyable {
   }
 
   /// Runs `body` with the lock held. `body` must not call back into code that takes the same lock.
-  @inline(__always)
+  @inlinable @inline(__always)
   func withLock<Result: ~Copyable, Failure: Error>(
     _ body: () throws(Failure) -> Result
   ) throws(Failure) -> Result {

@@ -3,31 +3,35 @@
 /// `windowEnd` is the end of the current window: for `.leading` the first instant a call may run again, for
 /// `.trailing` the instant the held value runs, for `.firstPerDuration` the instant the window opened by the
 /// last run closes.
+@usableFromInline
 struct ThrottleRule<Value: Sendable>: TimingRule {
-  let mode: ThrottleMode
-  let interval: Duration
+  @usableFromInline let mode: ThrottleMode
+  @usableFromInline let interval: Duration
   /// The latest value of a call that did not run at once.
-  private(set) var held: Value?
+  @usableFromInline var held: Value?
   /// See the type's comment; `nil` before the first call and after `cancel()`.
-  private(set) var windowEnd: Duration?
+  @usableFromInline var windowEnd: Instant?
 
+  @usableFromInline
   init(mode: ThrottleMode, interval: Duration) {
     self.mode = mode
     self.interval = interval
   }
 
-  var deadline: Duration? { held == nil ? nil : windowEnd }
+  @inlinable
+  var deadline: Instant? { held == nil ? nil : windowEnd }
 
-  mutating func called(at now: Duration, with value: Value) -> Value? {
+  @inlinable
+  mutating func called(at now: Instant, with value: Value) -> Value? {
     switch mode {
     case .leading:
       // Runs if nothing ran in the last T (`now - lastRun >= T`), else dropped.
       if let windowEnd, now < windowEnd { return nil }
-      windowEnd = now.saturatingAdding(interval)
+      windowEnd = now + interval
       return value
     case .trailing:
       // A call while idle opens [now, now + T); every call inside replaces the held value.
-      if held == nil { windowEnd = now.saturatingAdding(interval) }
+      if held == nil { windowEnd = now + interval }
       held = value
       return nil
     case .firstPerDuration:
@@ -36,28 +40,31 @@ struct ThrottleRule<Value: Sendable>: TimingRule {
         held = value
         return nil
       }
-      windowEnd = now.saturatingAdding(interval)
+      windowEnd = now + interval
       return value
     }
   }
 
+  @inlinable
   mutating func deadlineReached() -> Run<Value>? {
     guard let value = held, let end = windowEnd else { return nil }
     held = nil
     // firstPerDuration: the held value runs at the window's end and opens a new window from that run.
-    if mode == .firstPerDuration { windowEnd = end.saturatingAdding(interval) }
+    if mode == .firstPerDuration { windowEnd = end + interval }
     return Run(value: value, time: end)
   }
 
-  mutating func flushed(at now: Duration) -> Value? {
+  @usableFromInline
+  mutating func flushed(at now: Instant) -> Value? {
     guard let value = held else { return nil }
     held = nil
     // As if the run had happened at its deadline: firstPerDuration opens a new window from now,
     // trailing is idle (held == nil).
-    if mode == .firstPerDuration { windowEnd = now.saturatingAdding(interval) }
+    if mode == .firstPerDuration { windowEnd = now + interval }
     return value
   }
 
+  @usableFromInline
   mutating func cancelled() {
     held = nil
     windowEnd = nil

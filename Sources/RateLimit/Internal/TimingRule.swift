@@ -7,20 +7,21 @@
 ///   `now >= deadline`, before any other event at or after that instant ("work due runs first").
 /// - ``called(at:with:)`` and ``flushed(at:)`` are therefore only called while `deadline` is `nil` or later
 ///   than `now`.
+@usableFromInline
 protocol TimingRule<Value>: Sendable {
   associatedtype Value: Sendable
 
   /// When the held value is due, or `nil` when nothing is held.
-  var deadline: Duration? { get }
+  var deadline: Instant? { get }
 
   /// A call arrived at `now`. Returns the value to run at once, if any.
-  mutating func called(at now: Duration, with value: Value) -> Value?
+  mutating func called(at now: Instant, with value: Value) -> Value?
 
   /// ``deadline`` has been reached. Returns the held value, to run at that deadline.
   mutating func deadlineReached() -> Run<Value>?
 
   /// `flush()` at `now`. Returns the held value, to run at once, if any.
-  mutating func flushed(at now: Duration) -> Value?
+  mutating func flushed(at now: Instant) -> Value?
 
   /// `cancel()`: forget the held value and all timing state.
   mutating func cancelled()
@@ -28,28 +29,41 @@ protocol TimingRule<Value>: Sendable {
 
 extension TimingRule {
   /// Whether a value is held back waiting for its deadline.
-  var isPending: Bool { deadline != nil }
+  @inlinable var isPending: Bool { deadline != nil }
 }
 
 /// A value to hand to the queue, and the instant it is due.
+@usableFromInline
 struct Run<Value: Sendable>: Sendable {
   /// The value the action receives.
-  var value: Value
+  @usableFromInline var value: Value
   /// The instant the run is due; the clock is asked to schedule it then.
-  var time: Duration
+  @usableFromInline var time: Instant
+
+  @inlinable
+  init(value: Value, time: Instant) {
+    self.value = value
+    self.time = time
+  }
 }
 
 /// The runs one event produces, in order, without allocating. One event yields at most three: an overdue held
 /// value, the call's own value, and (with a zero interval) the value it just made due.
+@usableFromInline
 struct Runs<Value: Sendable> {
-  private var first: Run<Value>?
-  private var second: Run<Value>?
-  private var third: Run<Value>?
+  @usableFromInline var first: Run<Value>?
+  @usableFromInline var second: Run<Value>?
+  @usableFromInline var third: Run<Value>?
+
+  /// No runs.
+  @inlinable
+  init() {}
 
   /// Whether there is nothing to run.
-  var isEmpty: Bool { first == nil }
+  @inlinable var isEmpty: Bool { first == nil }
 
   /// Appends `run`; at most three fit.
+  @inlinable
   mutating func append(_ run: Run<Value>) {
     if first == nil {
       first = run
@@ -62,6 +76,7 @@ struct Runs<Value: Sendable> {
   }
 
   /// Calls `body` with each run, in order.
+  @inlinable
   func forEach(_ body: (Run<Value>) -> Void) {
     first.map(body)
     second.map(body)
