@@ -145,7 +145,7 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
 
 /// Everything an ``Engine`` guards with its lock.
 @usableFromInline
-struct EngineState<Rule: TimingRule> {
+struct EngineState<Rule: TimingRule>: Sendable {
   @usableFromInline typealias Action = @Sendable (Rule.Value) -> Void
 
   /// The timing rule and its state.

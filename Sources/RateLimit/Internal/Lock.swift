@@ -21,7 +21,10 @@
 ///
 /// It is `~Copyable` so that exactly one owner destroys the mutex.
 @usableFromInline
-struct Lock: ~Copyable {
+struct Lock: ~Copyable, @unchecked Sendable {
+  // @unchecked Sendable: a mutex exists to be shared between threads. `mutex` never changes after `init`, and the
+  // memory it points to is only touched through the pthread functions, which synchronize it themselves.
+
   @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
   init() {

@@ -50,7 +50,7 @@ struct Run<Value: Sendable>: Sendable {
 /// The runs one event produces, in order, without allocating. One event yields at most three: an overdue held
 /// value, the call's own value, and (with a zero interval) the value it just made due.
 @usableFromInline
-struct Runs<Value: Sendable> {
+struct Runs<Value: Sendable>: Sendable {
   @usableFromInline var first: Run<Value>?
   @usableFromInline var second: Run<Value>?
   @usableFromInline var third: Run<Value>?
