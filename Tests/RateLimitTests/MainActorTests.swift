@@ -4,12 +4,6 @@ import Testing
 
 /// The main-actor initializers, and SPEC's two example lines, compiled and run as a user would write them.
 @MainActor @Suite struct MainActorTests {
-  /// A stand-in for `UITableView`.
-  @MainActor final class TableView {
-    var reloads = 0
-    func reloadData() { reloads += 1 }
-  }
-
   /// SPEC's first example, in the main-actor view controller it is written for.
   @MainActor final class ViewController {
     let tableView = TableView()
@@ -18,12 +12,6 @@ import Testing
     init(clock: some RateLimitClock) {
       reload = Throttler(interval: .milliseconds(300), clock: clock) { [weak self] in self?.tableView.reloadData() }
     }
-  }
-
-  /// What SPEC's second example calls into.
-  final class Loader: Sendable {
-    let loaded = Recorder<String>()
-    func load(_ text: String) { loaded.record(text) }
   }
 
   @Test func specExampleThrottlerRunsOnTheMainActor() {
