@@ -16,6 +16,9 @@ import Testing
     Timeline(
       name: "calls every T-1 hold the action back for ever", interval: 3, events: "a . b . c . d",
       runs: ". . . . . . . . . d"),
+    Timeline(
+      name: "a long idle gap", interval: 3, events: "a b . . . . . . . . . . c", runs: ". . . . b . . . . . . . . . . c"
+    ),
     Timeline(name: "zero interval runs every call in order", interval: 0, events: "ab c . d", runs: "ab c . d"),
     Timeline(
       name: "maxWait runs the latest value at anchor + M, then anchors at that run", interval: 3, maxWait: 5,
@@ -63,6 +66,8 @@ import Testing
     Timeline(
       name: "quiet is measured from the last call, not the last run", interval: 3, events: "a . b . . c",
       runs: "a . . . . c"),
+    Timeline(
+      name: "a long idle gap", interval: 3, events: "a b . . . . . . . . . . c d", runs: "a . . . . . . . . . . . c"),
     Timeline(name: "zero interval runs every call in order", interval: 0, events: "ab c . d", runs: "ab c . d"),
     Timeline(
       name: "maxWait runs a call M after the last run", interval: 3, maxWait: 4, events: "a b c d e f g h i j",

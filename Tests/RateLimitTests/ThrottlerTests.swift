@@ -35,6 +35,9 @@ import Testing
     Timeline(
       name: "many windows in a row", interval: 3, events: "a b c d e f g h i j",
       runs: ". . . c . . f . . i . . j"),
+    Timeline(
+      name: "a long idle gap", interval: 3, events: "a b . . . . . . . . . . c", runs: ". . . b . . . . . . . . . . . c"
+    ),
     Timeline(name: "zero interval runs every call in order", interval: 0, events: "ab c . d", runs: "ab c . d"),
     Timeline(name: "flush runs the held value now", interval: 3, events: "a F", runs: ". a"),
     Timeline(name: "after flush the next call opens a new window", interval: 3, events: "a Fb", runs: ". a . . b"),
@@ -62,6 +65,9 @@ import Testing
     Timeline(
       name: "many windows in a row: runs T apart, last never lost", interval: 3, events: "a b c d e f g h i j",
       runs: "a . . c . . f . . i . . j"),
+    Timeline(
+      name: "a long idle gap", interval: 3, events: "a b . . . . . . . . . . c d",
+      runs: "a . . b . . . . . . . . c . . d"),
     Timeline(name: "zero interval runs every call in order", interval: 0, events: "ab c . d", runs: "ab c . d"),
     Timeline(
       name: "flush runs the held value and opens a window from now", interval: 3, events: "a b F c",

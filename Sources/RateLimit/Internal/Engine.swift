@@ -69,11 +69,7 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
       return (runs, action)
     }
     // A flushed value runs even if `invalidate()` follows: its work holds the action itself.
-    guard let action = flushedAction else { return }
-    runs.forEach { run in
-      let value = run.value
-      clock.schedule(at: run.time.duration, on: queue) { action(value) }
-    }
+    if let flushedAction { hand(runs, holding: flushedAction) }
   }
 
   func cancel() {
@@ -122,11 +118,17 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
     if let timer { arm(timer) }
   }
 
+  /// Hands `runs` to the clock. Each run checks at delivery that the engine was not invalidated meanwhile, unless
+  /// it holds the `action` itself (a flushed run).
   @usableFromInline
-  func hand(_ runs: Runs<Value>) {
+  func hand(_ runs: Runs<Value>, holding action: Action? = nil) {
     runs.forEach { run in
       let value = run.value
-      clock.schedule(at: run.time.duration, on: queue) { [weak self] in self?.deliver(value) }
+      if let action {
+        clock.schedule(at: run.time.duration, on: queue) { action(value) }
+      } else {
+        clock.schedule(at: run.time.duration, on: queue) { [weak self] in self?.deliver(value) }
+      }
     }
   }
 

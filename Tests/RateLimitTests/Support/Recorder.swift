@@ -19,7 +19,7 @@ final class Recorder<Value: Sendable>: @unchecked Sendable {
   var count: Int { lock.withLock { log.count } }
 }
 
-/// A box that a test can read after the object that captured it is gone: to prove something was freed.
+/// An object whose lifetime a test watches through a `weak` reference, to prove that an action's captures are freed.
 final class Owner: Sendable {
   func touch() {}
 }
