@@ -82,8 +82,9 @@ public final class Debouncer<Value: Sendable>: Sendable {
   ///   - interval: T, the quiet period; must not be negative.
   ///   - mode: Which calls run and when; ``DebounceMode/trailing`` by default.
   ///   - maxWait: The longest a burst holds the action back (`nil`: unbounded); must not be negative.
-  ///   - clock: Time source and timer; the real ``DispatchClock`` by default. With a ``ManualClock``, advance
-  ///     it from the main actor so the action runs inline.
+  ///   - clock: Time source and timer; the real ``DispatchClock`` by default. With a ``ManualClock``, the action
+  ///     runs inline when the clock is advanced from the main actor, and on the main queue (`advance` waiting for
+  ///     it) when advanced from another thread.
   ///   - action: The closure to debounce, run on the main actor.
   public convenience init(
     interval: Duration, mode: DebounceMode = .trailing, maxWait: Duration? = nil,
@@ -91,7 +92,7 @@ public final class Debouncer<Value: Sendable>: Sendable {
   ) {
     self.init(
       interval: interval, mode: mode, maxWait: maxWait, queue: .main, clock: clock,
-      action: MainActorAction.wrap(action))
+      action: MainActorAction.wrap(action, clock: clock))
   }
 
   deinit {

@@ -62,14 +62,16 @@ public final class Throttler<Value: Sendable>: Sendable {
   ///   - interval: T, the minimum time between runs. Must not be negative: a negative interval traps with a
   ///     message naming it.
   ///   - mode: Which calls run and when; ``ThrottleMode/leading`` by default.
-  ///   - clock: Time source and timer; the real ``DispatchClock`` by default. With a ``ManualClock``, advance
-  ///     it from the main actor so the action runs inline.
+  ///   - clock: Time source and timer; the real ``DispatchClock`` by default. With a ``ManualClock``, the action
+  ///     runs inline when the clock is advanced from the main actor, and on the main queue (`advance` waiting for
+  ///     it) when advanced from another thread.
   ///   - action: The closure to throttle, run on the main actor.
   public convenience init(
     interval: Duration, mode: ThrottleMode = .leading,
     clock: some RateLimitClock = .dispatch, action: @escaping @MainActor (Value) -> Void
   ) {
-    self.init(interval: interval, mode: mode, queue: .main, clock: clock, action: MainActorAction.wrap(action))
+    self.init(
+      interval: interval, mode: mode, queue: .main, clock: clock, action: MainActorAction.wrap(action, clock: clock))
   }
 
   deinit {

@@ -93,4 +93,18 @@ import Testing
     clock.advance(by: .zero)
     #expect(recorder.values == [nil])
   }
+
+  @Test func aMainActorActionOnAManualClockAdvancedOffTheMainThreadHasRunWhenAdvanceReturns() {
+    let clock = ManualClock()
+    let recorder = Recorder<Int>()
+    let throttler = Throttler<Int>(interval: .seconds(1), mode: .trailing, clock: clock) { value in
+      MainActor.assertIsolated()
+      recorder.record(value, at: clock.now)
+    }
+    throttler(1)
+    throttler(2)
+    clock.advance(by: .seconds(1))
+    #expect(recorder.values == [2])
+    #expect(recorder.runs.map(\.time) == [.seconds(1)])
+  }
 }

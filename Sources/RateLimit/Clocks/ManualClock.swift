@@ -18,7 +18,8 @@ public import Dispatch
 ///
 /// Work scheduled for `now` or earlier (a leading throttler's run "at once") runs on the next advance, even
 /// `advance(by: .zero)`; it never runs inside ``schedule(at:on:_:)``, so a `call` never runs its action
-/// synchronously. An action that is isolated to the main actor must be run by advancing from the main actor.
+/// synchronously. An action isolated to the main actor runs inline when the clock is advanced from the main actor;
+/// advanced from another thread, it runs on the main queue and `advance` waits for it.
 public final class ManualClock: RateLimitClock, @unchecked Sendable {
   // @unchecked Sendable: every stored `var` is read and written only inside `lock.withLock`; scheduled work runs
   // after the lock is released, so it may read `now`, schedule more work, or advance the clock.
