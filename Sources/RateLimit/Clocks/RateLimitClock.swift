@@ -5,6 +5,19 @@ public import Dispatch
 /// The library ships two: ``DispatchClock`` (real time, the default) and ``ManualClock`` (virtual time, for
 /// tests). Conform your own to bridge another time source; keep `now` monotonic.
 ///
+/// If `now` goes backwards anyway (a wall clock set back, say), a throttler counts the step as no time passing:
+/// the time between the reading before the step and the reading after it is zero, and its windows and quiet
+/// periods keep the time they had left. It neither crashes nor waits for the clock to catch up with where it was;
+/// a run may come later by at most the time between those two readings.
+///
+/// ```
+/// interval = 1 s, Throttler.trailing, a clock set back an hour at 0.5 s
+/// real time     0     0.5                1.5
+/// clock.now     0     -3599.5            -3598.5
+/// calls         a     b
+/// runs                                   b        (the window had 1 s left at 0; 0 → 0.5 counts as no time)
+/// ```
+///
 /// A throttler reads ``now`` once per call and asks for at most one timer per deadline it needs. Every closure it
 /// hands to ``schedule(at:on:_:)`` holds the throttler weakly, so a clock may keep them as long as it likes.
 public protocol RateLimitClock: Sendable {

@@ -75,4 +75,10 @@ struct DebounceRule<Value: Sendable>: TimingRule {
     quietEnd = nil
     maxWaitEnd = nil
   }
+
+  @usableFromInline
+  mutating func clockWentBack(by jump: Duration) {
+    quietEnd = quietEnd.map { $0 - jump }
+    maxWaitEnd = maxWaitEnd.map { $0 - jump }
+  }
 }

@@ -49,7 +49,7 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
   func call(_ value: Value) {
     let (runs, timer): (Runs<Value>, ArmedTimer?) = lock.withLock {
       guard state.pointee.action != nil else { return (Runs(), nil) }
-      let now = Instant(clock.now)
+      let now = state.pointee.read(clock.now)
       var runs = state.pointee.settle(until: now)
       if let value = state.pointee.rule.called(at: now, with: value) { runs.append(Run(value: value, time: now)) }
       // A zero interval makes the value just held due at once.
@@ -63,7 +63,7 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
   func flush() {
     let (runs, flushedAction): (Runs<Value>, Action?) = lock.withLock {
       guard let action = state.pointee.action else { return (Runs(), nil) }
-      let now = Instant(clock.now)
+      let now = state.pointee.read(clock.now)
       var runs = state.pointee.settle(until: now)
       if let value = state.pointee.rule.flushed(at: now) { runs.append(Run(value: value, time: now)) }
       return (runs, action)
@@ -76,7 +76,7 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
     let runs: Runs<Value> = lock.withLock {
       guard state.pointee.action != nil else { return Runs() }
       // Work due at this instant runs before the cancel (it can only be overdue with a late real timer).
-      let runs = state.pointee.settle(until: Instant(clock.now))
+      let runs = state.pointee.settle(until: state.pointee.read(clock.now))
       state.pointee.rule.cancelled()
       return runs
     }
@@ -112,7 +112,7 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
       state.pointee.armedTimer = nil
       // If the deadline moved later since this timer was armed, nothing is due and the timer is re-armed for
       // the remainder.
-      return (state.pointee.settle(until: Instant(clock.now)), state.pointee.timerToArm())
+      return (state.pointee.settle(until: state.pointee.read(clock.now)), state.pointee.timerToArm())
     }
     hand(runs)
     if let timer { arm(timer) }
@@ -158,10 +158,32 @@ struct EngineState<Rule: TimingRule>: Sendable {
   @usableFromInline var armedTimer: ArmedTimer?
   /// How many timers were scheduled so far; also the id of the latest.
   @usableFromInline var timersArmed: UInt64 = 0
+  /// The latest reading of the clock, to notice a clock that goes backwards.
+  @usableFromInline var latestReading = Instant.distantPast
 
   init(rule: Rule, action: @escaping Action) {
     self.rule = rule
     self.action = action
+  }
+
+  /// `now`, read from the clock, as the rule may see it: never earlier than the previous reading.
+  ///
+  /// A clock whose `now` goes back (a custom one; ``DispatchClock`` and ``ManualClock`` never do) counts the step
+  /// as no time passing: the rule's instants move back with the clock and the timer is re-armed, so a limiter
+  /// neither crashes nor waits for the clock to catch up with where it was.
+  @inlinable
+  mutating func read(_ now: Duration) -> Instant {
+    let reading = Instant(now)
+    if reading < latestReading { clockWentBack(to: reading) }
+    latestReading = reading
+    return reading
+  }
+
+  @usableFromInline
+  mutating func clockWentBack(to reading: Instant) {
+    rule.clockWentBack(by: Instant.distance(from: reading, to: latestReading))
+    // The armed timer's deadline belongs to the old time line; schedule one for the new deadline.
+    armedTimer = nil
   }
 
   /// Runs the held value if its deadline has passed.

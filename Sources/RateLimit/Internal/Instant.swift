@@ -18,6 +18,9 @@ struct Instant: Comparable, Sendable {
   /// `.seconds(Int64.max)`) means "never" instead of a crash.
   @usableFromInline static let distantFuture = Instant(Duration(_high: .max, low: .max))
 
+  /// The earliest representable instant; where a subtraction that would overflow stops.
+  @usableFromInline static let distantPast = Instant(Duration(_high: .min, low: 0))
+
   @inlinable
   static func < (lhs: Instant, rhs: Instant) -> Bool {
     (lhs.duration._high, lhs.duration._low) < (rhs.duration._high, rhs.duration._low)
@@ -37,5 +40,28 @@ struct Instant: Comparable, Sendable {
     let (carried, carryOverflow) = high.addingReportingOverflow(carry ? 1 : 0)
     if overflow || carryOverflow { return distantFuture }
     return Instant(Duration(_high: carried, low: low))
+  }
+
+  /// `instant - interval`, clamped to ``distantPast`` instead of trapping. Off the hot path: only used when a
+  /// clock is seen going backwards.
+  @usableFromInline
+  static func - (instant: Instant, interval: Duration) -> Instant {
+    subtract(instant.duration, interval).map(Instant.init) ?? distantPast
+  }
+
+  /// How far `earlier` lies before `later`: `later - earlier`, clamped to the largest `Duration` instead of
+  /// trapping. `earlier` must not be after `later`.
+  @usableFromInline
+  static func distance(from earlier: Instant, to later: Instant) -> Duration {
+    subtract(later.duration, earlier.duration) ?? distantFuture.duration
+  }
+
+  /// `lhs - rhs` on the 128-bit representation, or `nil` on overflow.
+  private static func subtract(_ lhs: Duration, _ rhs: Duration) -> Duration? {
+    let (low, borrow) = lhs._low.subtractingReportingOverflow(rhs._low)
+    let (high, overflow) = lhs._high.subtractingReportingOverflow(rhs._high)
+    let (borrowed, borrowOverflow) = high.subtractingReportingOverflow(borrow ? 1 : 0)
+    if overflow || borrowOverflow { return nil }
+    return Duration(_high: borrowed, low: low)
   }
 }

@@ -69,4 +69,9 @@ struct ThrottleRule<Value: Sendable>: TimingRule {
     held = nil
     windowEnd = nil
   }
+
+  @usableFromInline
+  mutating func clockWentBack(by jump: Duration) {
+    windowEnd = windowEnd.map { $0 - jump }
+  }
 }

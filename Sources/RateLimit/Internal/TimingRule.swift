@@ -25,6 +25,10 @@ protocol TimingRule<Value>: Sendable {
 
   /// `cancel()`: forget the held value and all timing state.
   mutating func cancelled()
+
+  /// The clock went back by `jump`. Moves every instant the rule remembers back by as much, so that the step
+  /// counts as no time passing: a window or quiet period keeps the time it had left.
+  mutating func clockWentBack(by jump: Duration)
 }
 
 extension TimingRule {

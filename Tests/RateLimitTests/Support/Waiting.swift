@@ -1,3 +1,6 @@
+import Dispatch
+import Foundation
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -18,4 +21,25 @@ func waitUntil(
   while !condition(), ContinuousClock.now < deadline {
     try? await Task.sleep(for: .milliseconds(1))
   }
+}
+
+/// Blocks the calling thread for `microseconds`. Only for the soak on the real ``DispatchClock``.
+func sleepMicroseconds(_ microseconds: UInt32) {
+  usleep(microseconds)
+}
+
+/// Runs `body(0)`, `body(1)`, … `body(count - 1)` each on a thread of its own, all at once, and returns when all
+/// have finished. Unlike `DispatchQueue.concurrentPerform`, which may run iterations one after another when the
+/// cores are busy, every body really runs at the same time as the others.
+func onSeparateThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+  let group = DispatchGroup()
+  for index in 0..<count {
+    group.enter()
+    let thread = Thread {
+      body(index)
+      group.leave()
+    }
+    thread.start()
+  }
+  group.wait()
 }

@@ -1,0 +1,115 @@
+import Dispatch
+import RateLimit
+import Testing
+
+/// Nothing is kept alive that should not be: the limiter, its action and what the action captured are freed
+/// after `invalidate()`, after the limiter is dropped with work pending, and after a flushed run completes.
+/// Every test goes through all five limiters, each with work pending (a held value, or a run handed to the queue
+/// and not started).
+@Suite struct LifetimeTests {
+  /// Two calls: the leading modes hand the first to the queue, the others hold the second.
+  static func makeBusy(_ limiter: any Limiting<Int>) {
+    limiter.call(1)
+    limiter.call(2)
+  }
+
+  @Test(arguments: LimiterKind.allCases)
+  func invalidateReleasesTheActionAndItsCaptures(_ kind: LimiterKind) {
+    let clock = ManualClock()
+    let ran = Recorder<Int>()
+    weak var weakOwner: Owner?
+    let limiter: any Limiting<Int> = {
+      let owner = Owner()
+      weakOwner = owner
+      return makeLimiter(kind, interval: .seconds(1), maxWait: .seconds(2), clock: clock) { (value: Int) in
+        owner.touch()
+        ran.record(value)
+      }
+    }()
+    Self.makeBusy(limiter)
+    #expect(weakOwner != nil)
+    limiter.invalidate()
+    #expect(weakOwner == nil, "the action's captures outlived invalidate()")
+    clock.run()
+    #expect(ran.count == 0)
+    withExtendedLifetime(limiter) {}
+  }
+
+  @Test(arguments: LimiterKind.allCases)
+  func droppedWithWorkPendingIsFreedAtOnce(_ kind: LimiterKind) {
+    let clock = ManualClock()
+    let ran = Recorder<Int>()
+    weak var weakOwner: Owner?
+    weak var weakLimiter: (any Limiting<Int>)?
+    do {
+      let owner = Owner()
+      weakOwner = owner
+      let limiter = makeLimiter(kind, interval: .seconds(1), maxWait: .seconds(2), clock: clock) { (value: Int) in
+        owner.touch()
+        ran.record(value)
+      }
+      weakLimiter = limiter
+      Self.makeBusy(limiter)
+    }
+    #expect(clock.scheduledCount > 0, "work is pending on the clock")
+    #expect(weakLimiter == nil, "the clock's pending work kept the limiter alive")
+    #expect(weakOwner == nil)
+    clock.run()
+    #expect(ran.count == 0)
+  }
+
+  @Test(arguments: LimiterKind.allCases)
+  func aFlushedRunKeepsTheActionOnlyUntilItHasRun(_ kind: LimiterKind) {
+    let clock = ManualClock()
+    let ran = Recorder<Int>()
+    weak var weakOwner: Owner?
+    weak var weakLimiter: (any Limiting<Int>)?
+    do {
+      let owner = Owner()
+      weakOwner = owner
+      let limiter = makeLimiter(kind, interval: .seconds(1), clock: clock) { (value: Int) in
+        owner.touch()
+        ran.record(value)
+      }
+      weakLimiter = limiter
+      Self.makeBusy(limiter)
+      limiter.flush()
+      limiter.invalidate()
+    }
+    #expect(weakLimiter == nil)
+    let flushed = kind == .throttleLeading || kind == .debounceLeading ? [] : [2]
+    // A flushed value runs even though invalidate() followed, so its run holds the action until then.
+    #expect((weakOwner != nil) == !flushed.isEmpty)
+    clock.run()
+    #expect(ran.values == flushed)
+    #expect(weakOwner == nil, "the action outlived its flushed run")
+  }
+
+  /// The usual pattern: an owner keeps a limiter whose action captures the owner weakly. Dropping the owner
+  /// with work pending, on the real clock, frees both at once.
+  @Test(arguments: LimiterKind.allCases)
+  func anOwnerOfALimiterIsFreedWithWorkPendingOnTheRealClock(_ kind: LimiterKind) {
+    final class ViewModel: Sendable {
+      let reload: any Limiting<Int>
+      init(kind: LimiterKind, queue: DispatchQueue) {
+        let model = WeakBox<ViewModel>()
+        reload = makeLimiter(kind, interval: .seconds(60), queue: queue, clock: .dispatch) { (_: Int) in
+          _ = model.object
+        }
+        model.object = self
+      }
+    }
+    let queue = DispatchQueue(label: "LifetimeTests.owner")
+    weak var weakModel: ViewModel?
+    weak var weakLimiter: (any Limiting<Int>)?
+    do {
+      let model = ViewModel(kind: kind, queue: queue)
+      weakModel = model
+      weakLimiter = model.reload
+      Self.makeBusy(model.reload)
+    }
+    #expect(weakModel == nil)
+    #expect(weakLimiter == nil, "a pending DispatchClock timer kept the limiter alive")
+    queue.sync {}
+  }
+}
