@@ -19,11 +19,23 @@ struct DebounceRule<Value: Sendable>: TimingRule {
     self.maxWait = maxWait.map { max($0, interval) }
   }
 
+  /// When the held value runs: the end of the quiet period, or the maxWait deadline if that comes first; `nil`
+  /// when nothing is held. Stored, not computed, because the call path reads it up to three times; every
+  /// mutating method ends by bringing it up to date.
+  @usableFromInline private(set) var deadline: Instant?
+
+  /// Recomputes ``deadline`` from the state.
   @inlinable
-  var deadline: Instant? {
-    guard held != nil, let quietEnd else { return nil }
-    guard let maxWaitEnd else { return quietEnd }
-    return min(quietEnd, maxWaitEnd)
+  mutating func updateDeadline() {
+    guard held != nil, let quietEnd else {
+      deadline = nil
+      return
+    }
+    guard let maxWaitEnd else {
+      deadline = quietEnd
+      return
+    }
+    deadline = min(quietEnd, maxWaitEnd)
   }
 
   @inlinable
@@ -42,6 +54,7 @@ struct DebounceRule<Value: Sendable>: TimingRule {
       // The first call after idle is the maxWait anchor; the latest value is held.
       if isQuiet { maxWaitEnd = maxWait.map { now + $0 } }
       held = value
+      updateDeadline()
       return nil
     }
   }
@@ -58,6 +71,7 @@ struct DebounceRule<Value: Sendable>: TimingRule {
       // A maxWait run: it becomes the new anchor, and the burst goes on.
       maxWaitEnd = time + maxWait
     }
+    updateDeadline()
     return Run(value: value, time: time)
   }
 
@@ -74,11 +88,13 @@ struct DebounceRule<Value: Sendable>: TimingRule {
     held = nil
     quietEnd = nil
     maxWaitEnd = nil
+    deadline = nil
   }
 
   @usableFromInline
   mutating func clockWentBack(by jump: Duration) {
     quietEnd = quietEnd.map { $0 - jump }
     maxWaitEnd = maxWaitEnd.map { $0 - jump }
+    updateDeadline()
   }
 }

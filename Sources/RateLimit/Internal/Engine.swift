@@ -25,6 +25,8 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
   @usableFromInline typealias Action = EngineState<Rule>.Action
 
   @usableFromInline let clock: any RateLimitClock
+  /// Whether `clock` is the ``DispatchClock``, whose time the call path reads directly, not through the protocol.
+  @usableFromInline let readsUptime: Bool
   @usableFromInline let queue: DispatchQueue
   @usableFromInline let lock = Lock()
   /// Guarded by `lock`. Allocated once, freed in `deinit`.
@@ -32,6 +34,7 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
 
   init(rule: Rule, clock: any RateLimitClock, queue: DispatchQueue, action: @escaping Action) {
     self.clock = clock
+    self.readsUptime = clock is DispatchClock
     self.queue = queue
     state = .allocate(capacity: 1)
     state.initialize(to: EngineState(rule: rule, action: action))
@@ -49,7 +52,7 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
   func call(_ value: Value) {
     let (runs, timer): (Runs<Value>, ArmedTimer?) = lock.withLock {
       guard state.pointee.action != nil else { return (Runs(), nil) }
-      let now = state.pointee.read(clock.now)
+      let now = state.pointee.read(clockNow())
       var runs = state.pointee.settle(until: now)
       if let value = state.pointee.rule.called(at: now, with: value) { runs.append(Run(value: value, time: now)) }
       // A zero interval makes the value just held due at once.
@@ -63,7 +66,7 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
   func flush() {
     let (runs, flushedAction): (Runs<Value>, Action?) = lock.withLock {
       guard let action = state.pointee.action else { return (Runs(), nil) }
-      let now = state.pointee.read(clock.now)
+      let now = state.pointee.read(clockNow())
       var runs = state.pointee.settle(until: now)
       if let value = state.pointee.rule.flushed(at: now) { runs.append(Run(value: value, time: now)) }
       return (runs, action)
@@ -76,7 +79,7 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
     let runs: Runs<Value> = lock.withLock {
       guard state.pointee.action != nil else { return Runs() }
       // Work due at this instant runs before the cancel (it can only be overdue with a late real timer).
-      let runs = state.pointee.settle(until: state.pointee.read(clock.now))
+      let runs = state.pointee.settle(until: state.pointee.read(clockNow()))
       state.pointee.rule.cancelled()
       return runs
     }
@@ -104,18 +107,30 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
     lock.withLock { state.pointee.timersArmed }
   }
 
+  /// The clock's `now`.
+  @inlinable
+  func clockNow() -> Instant {
+    readsUptime ? Instant(uptimeNanoseconds: DispatchTime.now().uptimeNanoseconds) : Instant(clock.now)
+  }
+
   // MARK: Outside the lock
 
   private func timerFired(_ id: UInt64) {
-    let (runs, timer): (Runs<Value>, ArmedTimer?) = lock.withLock {
-      guard state.pointee.action != nil, state.pointee.armedTimer?.id == id else { return (Runs(), nil) }
+    let (runs, timer, action): (Runs<Value>, ArmedTimer?, Action?) = lock.withLock {
+      guard let action = state.pointee.action, state.pointee.armedTimer?.id == id else { return (Runs(), nil, nil) }
       state.pointee.armedTimer = nil
       // If the deadline moved later since this timer was armed, nothing is due and the timer is re-armed for
       // the remainder.
-      return (state.pointee.settle(until: state.pointee.read(clock.now)), state.pointee.timerToArm())
+      return (state.pointee.settle(until: state.pointee.read(clockNow())), state.pointee.timerToArm(), action)
     }
-    hand(runs)
     if let timer { arm(timer) }
+    if readsUptime, let action {
+      // DispatchClock runs this timer on `queue`, where the action runs: start the due run here rather than one
+      // more hop through the queue later. It counts as started now: the lock said the engine was valid.
+      runs.forEach { action($0.value) }
+    } else {
+      hand(runs)
+    }
   }
 
   /// Hands `runs` to the clock. Each run checks at delivery that the engine was not invalidated meanwhile, unless
@@ -172,8 +187,7 @@ struct EngineState<Rule: TimingRule>: Sendable {
   /// as no time passing: the rule's instants move back with the clock and the timer is re-armed, so a limiter
   /// neither crashes nor waits for the clock to catch up with where it was.
   @inlinable
-  mutating func read(_ now: Duration) -> Instant {
-    let reading = Instant(now)
+  mutating func read(_ reading: Instant) -> Instant {
     if reading < latestReading { clockWentBack(to: reading) }
     latestReading = reading
     return reading
@@ -205,6 +219,11 @@ struct EngineState<Rule: TimingRule>: Sendable {
   @inlinable
   mutating func timerToArm() -> ArmedTimer? {
     guard let deadline = rule.deadline else { return nil }
+    return timerToArm(for: deadline)
+  }
+
+  @inlinable
+  mutating func timerToArm(for deadline: Instant) -> ArmedTimer? {
     if let armedTimer, armedTimer.deadline <= deadline { return nil }
     timersArmed &+= 1
     let timer = ArmedTimer(id: timersArmed, deadline: deadline)

@@ -14,6 +14,14 @@ struct Instant: Comparable, Sendable {
     self.duration = duration
   }
 
+  /// `DispatchTime`'s uptime as an instant: the same value as `DispatchClock.now`, without a call through the
+  /// `RateLimitClock` protocol.
+  @inlinable
+  init(uptimeNanoseconds: UInt64) {
+    let (high, low) = uptimeNanoseconds.multipliedFullWidth(by: 1_000_000_000)
+    self.init(Duration(_high: Int64(high), low: low))
+  }
+
   /// The latest representable instant: where a sum that would overflow stops, so that a huge interval (say
   /// `.seconds(Int64.max)`) means "never" instead of a crash.
   @usableFromInline static let distantFuture = Instant(Duration(_high: .max, low: .max))

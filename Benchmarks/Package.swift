@@ -1,0 +1,37 @@
+// swift-tools-version: 6.1
+// The benchmarks of RateLimit, a package of their own so that the library keeps zero dependencies.
+// Run from the repository root: swift package --package-path Benchmarks benchmark
+import Foundation
+import PackageDescription
+
+/// A path dependency's identity is the name of its folder, which is whatever the clone is called.
+let rateLimitPackage = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+  .lastPathComponent
+
+let package = Package(
+  name: "RateLimitBenchmarks",
+  platforms: [.macOS(.v13)],
+  dependencies: [
+    .package(path: ".."),
+    .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+    .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
+  ],
+  targets: [
+    .executableTarget(
+      name: "RateLimitBenchmarks",
+      dependencies: [
+        .product(name: "RateLimit", package: rateLimitPackage),
+        .product(name: "Benchmark", package: "benchmark"),
+        .product(name: "OpenCombine", package: "OpenCombine"),
+        .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+        .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+        "CHeapStatistics",
+      ],
+      path: "Benchmarks/RateLimitBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ),
+    .target(name: "CHeapStatistics"),
+  ],
+  swiftLanguageModes: [.v6]
+)
