@@ -26,10 +26,15 @@ let package = Package(
         .product(name: "OpenCombine", package: "OpenCombine"),
         .product(name: "OpenCombineDispatch", package: "OpenCombine"),
         .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
-        "CHeapStatistics",
       ],
       path: "Benchmarks/RateLimitBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ),
+    // Memory per instance, measured without package-benchmark's malloc interposer, which adds its own bytes to
+    // every allocation: swift run --package-path Benchmarks -c release memory-footprint
+    .executableTarget(
+      name: "memory-footprint",
+      dependencies: [.product(name: "RateLimit", package: rateLimitPackage), "CHeapStatistics"]
     ),
     .target(name: "CHeapStatistics"),
   ],

@@ -41,13 +41,15 @@ public import Dispatch
 /// that fires before it re-arms for the remainder.
 public final class Debouncer<Value: Sendable>: Sendable {
   /// The quiet period (T). `.zero` runs every call, in order, with its own value.
-  public let interval: Duration
+  public var interval: Duration { engine.withSettings { $0.pointee.rule.interval } }
   /// The rule that decides which calls run and when.
-  public let mode: DebounceMode
+  public var mode: DebounceMode { engine.withSettings { $0.pointee.rule.mode } }
   /// The longest a burst can hold the action back, as given (`nil`: unbounded). A value below ``interval``
   /// counts as ``interval``.
-  public let maxWait: Duration?
-  @usableFromInline let engine: Engine<DebounceRule<Value>>
+  public var maxWait: Duration? { engine.withSettings { $0.pointee.rule.maxWait } }
+  // nonisolated(unsafe): `Engine` is a `ManagedBuffer`, which opts out of `Sendable`; it is thread-safe all the
+  // same, every mutable byte guarded by its own mutex (see `Engine`). The reference itself never changes.
+  @usableFromInline nonisolated(unsafe) let engine: Engine<DebounceRule<Value>>
 
   /// Creates a debouncer that runs `action` on `queue`.
   ///
@@ -68,10 +70,7 @@ public final class Debouncer<Value: Sendable>: Sendable {
   ) {
     requireNonNegative(interval, "interval", of: "Debouncer")
     if let maxWait { requireNonNegative(maxWait, "maxWait", of: "Debouncer") }
-    self.interval = interval
-    self.mode = mode
-    self.maxWait = maxWait
-    self.engine = Engine(
+    self.engine = Engine.make(
       rule: DebounceRule(mode: mode, interval: interval, maxWait: maxWait), clock: clock, queue: queue,
       action: action)
   }
@@ -143,11 +142,6 @@ public final class Debouncer<Value: Sendable>: Sendable {
   /// Whether a value is held back waiting for its deadline (``DebounceMode/leading`` never holds one).
   public var isPending: Bool {
     engine.isPending
-  }
-
-  /// How many timers this debouncer has asked its clock for: a measure of the lazy re-arming.
-  var timerCount: UInt64 {
-    engine.timerCount
   }
 }
 

@@ -31,10 +31,12 @@ public import Dispatch
 /// itself alive.
 public final class Throttler<Value: Sendable>: Sendable {
   /// The minimum time between runs (T). `.zero` runs every call, in order, with its own value.
-  public let interval: Duration
+  public var interval: Duration { engine.withSettings { $0.pointee.rule.interval } }
   /// The rule that decides which calls run and when.
-  public let mode: ThrottleMode
-  @usableFromInline let engine: Engine<ThrottleRule<Value>>
+  public var mode: ThrottleMode { engine.withSettings { $0.pointee.rule.mode } }
+  // nonisolated(unsafe): `Engine` is a `ManagedBuffer`, which opts out of `Sendable`; it is thread-safe all the
+  // same, every mutable byte guarded by its own mutex (see `Engine`). The reference itself never changes.
+  @usableFromInline nonisolated(unsafe) let engine: Engine<ThrottleRule<Value>>
 
   /// Creates a throttler that runs `action` on `queue`.
   ///
@@ -50,9 +52,7 @@ public final class Throttler<Value: Sendable>: Sendable {
     clock: some RateLimitClock = .dispatch, action: @escaping @Sendable (Value) -> Void
   ) {
     requireNonNegative(interval, "interval", of: "Throttler")
-    self.interval = interval
-    self.mode = mode
-    self.engine = Engine(
+    self.engine = Engine.make(
       rule: ThrottleRule(mode: mode, interval: interval), clock: clock, queue: queue, action: action)
   }
 
@@ -125,11 +125,6 @@ public final class Throttler<Value: Sendable>: Sendable {
   /// Whether a value is held back waiting for its deadline (``ThrottleMode/leading`` never holds one).
   public var isPending: Bool {
     engine.isPending
-  }
-
-  /// How many timers this throttler has asked its clock for: a measure of the lazy re-arming.
-  var timerCount: UInt64 {
-    engine.timerCount
   }
 }
 

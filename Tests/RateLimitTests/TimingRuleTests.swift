@@ -59,8 +59,9 @@ import Testing
   }
 
   @Test func debounceMaxWaitBelowIntervalCountsAsInterval() {
-    #expect(DebounceRule<Int>(mode: .trailing, interval: t, maxWait: .seconds(1)).maxWait == t)
-    #expect(DebounceRule<Int>(mode: .leading, interval: t, maxWait: nil).maxWait == nil)
+    #expect(DebounceRule<Int>(mode: .trailing, interval: t, maxWait: .seconds(1)).waitLimit == t)
+    #expect(DebounceRule<Int>(mode: .trailing, interval: t, maxWait: .seconds(4)).waitLimit == .seconds(4))
+    #expect(DebounceRule<Int>(mode: .leading, interval: t, maxWait: nil).waitLimit == nil)
   }
 
   @Test func debounceLeadingRestartsTheQuietPeriodOnEveryCall() {

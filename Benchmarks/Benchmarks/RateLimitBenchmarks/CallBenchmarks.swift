@@ -6,28 +6,44 @@ extension Debouncer: CallSink where Value == Int {}
 
 /// Every limiter in the same setup, for the cost of one call in the steady state.
 enum CallBenchmarks {
-  /// The limiters compared, by benchmark name. RateLimit's come last; their names start with `RateLimit`.
+  /// The limiters compared, by benchmark name. RateLimit's come last; their names start with `RateLimit.`.
   static func limiters() -> [(name: String, limiter: any CallSink, isRateLimit: Bool)] {
     let interval = Setup.interval
     let queue = Setup.queue
     let action = Setup.action
     return [
-      ("Floor: mutex + now + compare", Floor(interval: interval), false),
-      ("Seeds: DispatchWorkItem debounce", SeedDebouncer(delay: Setup.dispatchInterval, queue: queue, action: action), false),
-      ("HWThrottle-style leading throttle", LastRunThrottle(interval: interval, queue: queue, action: action), false),
-      ("OpenCombine debounce", CombineLimiter(.debounce, interval: interval, queue: queue, action: action), false),
-      ("OpenCombine throttle latest", CombineLimiter(.throttleLatest, interval: interval, queue: queue, action: action), false),
-      ("AsyncAlgorithms debounce", AsyncDebounce(interval: interval, action: action), false),
-      ("RateLimit Throttler.leading", Throttler(interval: interval, mode: .leading, queue: queue, action: action), true),
-      ("RateLimit Throttler.trailing", Throttler(interval: interval, mode: .trailing, queue: queue, action: action), true),
+      ("Floor", Floor(interval: interval), false),
       (
-        "RateLimit Throttler.firstPerDuration",
+        "Seeds.DispatchWorkItemDebounce", SeedDebouncer(delay: Setup.dispatchInterval, queue: queue, action: action),
+        false
+      ),
+      ("HWThrottleStyle.leading", LastRunThrottle(interval: interval, queue: queue, action: action), false),
+      ("OpenCombine.debounce", CombineLimiter(.debounce, interval: interval, queue: queue, action: action), false),
+      (
+        "OpenCombine.throttleLatest", CombineLimiter(.throttleLatest, interval: interval, queue: queue, action: action),
+        false
+      ),
+      ("AsyncAlgorithms.debounce", AsyncDebounce(interval: interval, action: action), false),
+      (
+        "RateLimit.Throttler.leading", Throttler(interval: interval, mode: .leading, queue: queue, action: action), true
+      ),
+      (
+        "RateLimit.Throttler.trailing", Throttler(interval: interval, mode: .trailing, queue: queue, action: action),
+        true
+      ),
+      (
+        "RateLimit.Throttler.firstPerDuration",
         Throttler(interval: interval, mode: .firstPerDuration, queue: queue, action: action), true
       ),
-      ("RateLimit Debouncer.leading", Debouncer(interval: interval, mode: .leading, queue: queue, action: action), true),
-      ("RateLimit Debouncer.trailing", Debouncer(interval: interval, mode: .trailing, queue: queue, action: action), true),
       (
-        "RateLimit Debouncer.trailing maxWait",
+        "RateLimit.Debouncer.leading", Debouncer(interval: interval, mode: .leading, queue: queue, action: action), true
+      ),
+      (
+        "RateLimit.Debouncer.trailing", Debouncer(interval: interval, mode: .trailing, queue: queue, action: action),
+        true
+      ),
+      (
+        "RateLimit.Debouncer.trailingMaxWait",
         Debouncer(interval: interval, mode: .trailing, maxWait: interval * 2, queue: queue, action: action), true
       ),
     ]
@@ -39,7 +55,7 @@ enum CallBenchmarks {
       // steady state, where most calls only update state.
       limiter.call(0)
       Benchmark(
-        "Call: " + name, configuration: Setup.perCall(thresholds: isRateLimit ? Setup.rateLimitThresholds : nil)
+        "Call." + name, configuration: Setup.perCall(thresholds: isRateLimit ? Setup.rateLimitThresholds : nil)
       ) { benchmark in
         for value in benchmark.scaledIterations { limiter.call(value) }
       }

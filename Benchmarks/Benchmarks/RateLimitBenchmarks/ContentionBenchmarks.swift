@@ -9,14 +9,16 @@ enum ContentionBenchmarks {
     let queue = Setup.queue
     let action = Setup.action
     let limiters: [(String, any CallSink, Bool)] = [
-      ("Floor: mutex + now + compare", Floor(interval: interval), false),
-      ("RateLimit Throttler.leading", Throttler(interval: interval, mode: .leading, queue: queue, action: action), true),
-      ("RateLimit Debouncer.trailing", Debouncer(interval: interval, queue: queue, action: action), true),
+      ("Floor", Floor(interval: interval), false),
+      (
+        "RateLimit.Throttler.leading", Throttler(interval: interval, mode: .leading, queue: queue, action: action), true
+      ),
+      ("RateLimit.Debouncer.trailing", Debouncer(interval: interval, queue: queue, action: action), true),
     ]
     for (name, limiter, isRateLimit) in limiters {
       limiter.call(0)
       Benchmark(
-        "Contention, 2 threads: " + name,
+        "Contention.TwoThreads." + name,
         configuration: Setup.contended(thresholds: isRateLimit ? Setup.rateLimitThresholds : nil)
       ) { benchmark in
         let callsPerThread = benchmark.scaledIterations.count / 2

@@ -64,8 +64,12 @@ enum LatenessBenchmarks {
       debouncerRun.nanoseconds = DispatchTime.now().uptimeNanoseconds
       debouncerRun.ran.signal()
     }
-    Benchmark("Lateness: RateLimit Debouncer.trailing", configuration: configuration) { benchmark in
-      let deadline = burst { debouncer.call($0) } deadline: { clock.latestReading + interval }
+    Benchmark("Lateness.RateLimit.Debouncer.trailing", configuration: configuration) { benchmark in
+      let deadline = burst {
+        debouncer.call($0)
+      } deadline: {
+        clock.latestReading + interval
+      }
       debouncerRun.ran.wait()
       record(benchmark, start: debouncerRun.nanoseconds, deadline: deadline)
     }
@@ -75,8 +79,12 @@ enum LatenessBenchmarks {
       seedRun.nanoseconds = DispatchTime.now().uptimeNanoseconds
       seedRun.ran.signal()
     }
-    Benchmark("Lateness: Seeds' DispatchWorkItem debounce", configuration: configuration) { benchmark in
-      let deadline = burst { seed.call($0) } deadline: { .nanoseconds(seed.lastDeadline.uptimeNanoseconds) }
+    Benchmark("Lateness.Seeds.DispatchWorkItemDebounce", configuration: configuration) { benchmark in
+      let deadline = burst {
+        seed.call($0)
+      } deadline: {
+        .nanoseconds(seed.lastDeadline.uptimeNanoseconds)
+      }
       seedRun.ran.wait()
       record(benchmark, start: seedRun.nanoseconds, deadline: deadline)
     }
@@ -94,7 +102,8 @@ enum LatenessBenchmarks {
   }
 
   static func record(_ benchmark: Benchmark, start: UInt64, deadline: Duration) {
-    let deadlineNanoseconds = deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000
+    let deadlineNanoseconds =
+      deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000
     let late = Int64(start) - deadlineNanoseconds
     benchmark.measurement(lateness, Int(max(late, 0) / 1_000))
     benchmark.measurement(earlyRuns, late < 0 ? 1 : 0)

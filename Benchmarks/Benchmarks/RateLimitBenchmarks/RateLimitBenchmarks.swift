@@ -6,5 +6,4 @@ let benchmarks: @Sendable () -> Void = {
   ContentionBenchmarks.register()
   TimerBenchmarks.register()
   LatenessBenchmarks.register()
-  MemoryBenchmarks.register()
 }

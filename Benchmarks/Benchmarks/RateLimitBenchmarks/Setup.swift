@@ -11,9 +11,11 @@ enum Setup {
 
   /// For the cost of one call: many calls per measured iteration (`scalingFactor`), so that the harness's own
   /// overhead of some 60 ns an iteration does not swamp a call of tens of nanoseconds.
+  /// RateLimit's scenarios (`thresholds` given) record only what their thresholds check; the others also record
+  /// CPU time, which for `AsyncAlgorithms.debounce` includes the consuming task's work on another thread.
   static func perCall(thresholds: [BenchmarkMetric: BenchmarkThresholds]? = nil) -> Benchmark.Configuration {
     .init(
-      metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
+      metrics: thresholds == nil ? [.wallClock, .cpuTotal, .mallocCountTotal] : [.wallClock, .mallocCountTotal],
       scalingFactor: .kilo,
       maxDuration: .seconds(1),
       maxIterations: 1_000_000,
@@ -32,12 +34,15 @@ enum Setup {
     )
   }
 
-  /// How much a RateLimit scenario may move before `thresholds check` fails: time is noisy on a shared machine,
-  /// allocations are exact.
+  /// How much a RateLimit scenario may move before `thresholds check` fails. Static thresholds compare p90.
+  /// Time: 60%, because on the 2-core machine that recorded them whole runs land either near 40 ns a call or
+  /// near 60 ns (process layout, we believe: it changes from one launch to the next, not within one), and what
+  /// this must catch is the kind of regression that costs multiples (unspecialized generics cost 20 times).
+  /// Allocations: exact.
   static var rateLimitThresholds: [BenchmarkMetric: BenchmarkThresholds] {
     [
-      .wallClock: .init(relative: [.p50: 25, .p90: 35]),
-      .mallocCountTotal: .init(absolute: [.p50: 0, .p90: 0, .p100: 0]),
+      .wallClock: .init(relative: [.p90: 60]),
+      .mallocCountTotal: .init(absolute: [.p90: 0]),
     ]
   }
 }

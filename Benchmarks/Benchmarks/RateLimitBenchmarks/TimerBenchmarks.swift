@@ -27,8 +27,10 @@ enum TimerBenchmarks {
   static let runs = BenchmarkMetric.custom("runs", useScalingFactor: false)
 
   static func register() {
+    // Counts on virtual time are exact: any change fails `thresholds check`.
     let configuration = Benchmark.Configuration(
-      metrics: [timersArmed, runs], warmupIterations: 0, maxDuration: .seconds(5), maxIterations: 3)
+      metrics: [timersArmed, runs], warmupIterations: 0, maxDuration: .seconds(5), maxIterations: 3,
+      thresholds: [timersArmed: .init(absolute: [.p50: 0, .p100: 0]), runs: .init(absolute: [.p50: 0, .p100: 0])])
     let interval = Duration.seconds(1)
     typealias Make = (CountingClock, @escaping @Sendable (Int) -> Void) -> any CallSink
     let queue = Setup.queue
@@ -42,12 +44,12 @@ enum TimerBenchmarks {
       ("Debouncer.leading", { Debouncer(interval: interval, mode: .leading, queue: queue, clock: $0, action: $1) }),
       ("Debouncer.trailing", { Debouncer(interval: interval, mode: .trailing, queue: queue, clock: $0, action: $1) }),
       (
-        "Debouncer.trailing maxWait",
+        "Debouncer.trailingMaxWait",
         { Debouncer(interval: interval, maxWait: interval * 2, queue: queue, clock: $0, action: $1) }
       ),
     ]
     for (name, make) in limiters {
-      Benchmark("Timers in a burst: RateLimit " + name, configuration: configuration) { benchmark in
+      Benchmark("Timers.RateLimit." + name, configuration: configuration) { benchmark in
         let clock = CountingClock()
         let ran = RunCounter()
         let limiter = make(clock) { _ in ran.add() }
@@ -61,7 +63,7 @@ enum TimerBenchmarks {
         benchmark.measurement(runs, ran.count)
       }
     }
-    Benchmark("Timers in a burst: Seeds' DispatchWorkItem debounce", configuration: configuration) { benchmark in
+    Benchmark("Timers.Seeds.DispatchWorkItemDebounce", configuration: configuration) { benchmark in
       // The pattern schedules one `asyncAfter` per call by construction; counted, not assumed. Its work items
       // (cancelled, all but the last) fire after the benchmark is done.
       let seed = SeedDebouncer(delay: .seconds(3_600), queue: Setup.queue, action: Setup.action)

@@ -1,77 +1,81 @@
 /// The two debounce rules of SPEC's table, side by side. Pure: no locks, no clocks, no queues.
+///
+/// Instants that are not set hold a sentinel rather than `nil`, which keeps them 16 bytes each and the tests
+/// short: ``Instant/distantPast`` for an end that has passed ("quiet"), ``Instant/distantFuture`` for one that
+/// will never come ("no maxWait"). The stored properties are declared in the order that packs them tightest.
 @usableFromInline
 struct DebounceRule<Value: Sendable>: TimingRule {
-  @usableFromInline let mode: DebounceMode
-  @usableFromInline let interval: Duration
-  /// `maxWait`, raised to `interval` when below it (SPEC: a `maxWait` below T counts as T).
-  @usableFromInline let maxWait: Duration?
   /// The latest value not yet run (`.trailing` only).
   @usableFromInline var held: Value?
-  /// Last call + T: the instant the quiet period ends. `nil` when idle.
-  @usableFromInline var quietEnd: Instant?
-  /// `.trailing`: anchor + maxWait. `.leading`: last run + maxWait. `nil` without `maxWait`.
-  @usableFromInline var maxWaitEnd: Instant?
+  @usableFromInline let mode: DebounceMode
+  /// Whether a `maxWait` was given (a flag rather than an optional `Duration`: it packs beside `mode`).
+  @usableFromInline let hasMaxWait: Bool
+  @usableFromInline let interval: Duration
+  /// `maxWait` as given when ``hasMaxWait``; ``waitLimit`` is what the rules use.
+  @usableFromInline let maxWaitGiven: Duration
+  /// Last call + T: the instant the quiet period ends. ``Instant/distantPast`` when idle.
+  @usableFromInline var quietEnd = Instant.distantPast
+  /// `.trailing`: anchor + maxWait. `.leading`: last run + maxWait. ``Instant/distantFuture`` without one.
+  @usableFromInline var maxWaitEnd = Instant.distantFuture
 
   @usableFromInline
   init(mode: DebounceMode, interval: Duration, maxWait: Duration?) {
     self.mode = mode
     self.interval = interval
-    self.maxWait = maxWait.map { max($0, interval) }
+    self.hasMaxWait = maxWait != nil
+    self.maxWaitGiven = maxWait ?? .zero
   }
 
-  /// When the held value runs: the end of the quiet period, or the maxWait deadline if that comes first; `nil`
-  /// when nothing is held. Stored, not computed, because the call path reads it up to three times; every
-  /// mutating method ends by bringing it up to date.
-  @usableFromInline private(set) var deadline: Instant?
+  /// `maxWait` as given.
+  @usableFromInline
+  var maxWait: Duration? { hasMaxWait ? maxWaitGiven : nil }
 
-  /// Recomputes ``deadline`` from the state.
+  /// `maxWait`, raised to `interval` when below it (SPEC: a `maxWait` below T counts as T).
   @inlinable
-  mutating func updateDeadline() {
-    guard held != nil, let quietEnd else {
-      deadline = nil
-      return
-    }
-    guard let maxWaitEnd else {
-      deadline = quietEnd
-      return
-    }
-    deadline = min(quietEnd, maxWaitEnd)
+  var waitLimit: Duration? {
+    guard hasMaxWait else { return nil }
+    return Instant(maxWaitGiven) < Instant(interval) ? interval : maxWaitGiven
+  }
+
+  @inlinable
+  var deadline: Instant? {
+    guard held != nil else { return nil }
+    return min(quietEnd, maxWaitEnd)
   }
 
   @inlinable
   mutating func called(at now: Instant, with value: Value) -> Value? {
     // Quiet: no call at all in the last T (`now - lastCall >= T`), or the very first call.
-    let isQuiet = quietEnd.map { now >= $0 } ?? true
+    let isQuiet = !(now < quietEnd)
     // Every call, run or not, restarts the quiet period.
     quietEnd = now + interval
     switch mode {
     case .leading:
       // Runs when quiet, or (with maxWait M) when `now - lastRun >= M`.
-      guard isQuiet || maxWaitEnd.map({ now >= $0 }) == true else { return nil }
-      maxWaitEnd = maxWait.map { now + $0 }
+      guard isQuiet || !(now < maxWaitEnd) else { return nil }
+      if let waitLimit { maxWaitEnd = now + waitLimit }
       return value
     case .trailing:
       // The first call after idle is the maxWait anchor; the latest value is held.
-      if isQuiet { maxWaitEnd = maxWait.map { now + $0 } }
+      if isQuiet, let waitLimit { maxWaitEnd = now + waitLimit }
       held = value
-      updateDeadline()
       return nil
     }
   }
 
   @inlinable
   mutating func deadlineReached() -> Run<Value>? {
-    guard let time = deadline, let value = held, let quietEnd else { return nil }
+    guard let value = held else { return nil }
     held = nil
-    if time >= quietEnd {
+    let time = min(quietEnd, maxWaitEnd)
+    if !(time < quietEnd) {
       // The quiet period ended: the burst is over.
-      self.quietEnd = nil
-      maxWaitEnd = nil
-    } else if let maxWait {
+      quietEnd = .distantPast
+      maxWaitEnd = .distantFuture
+    } else if let waitLimit {
       // A maxWait run: it becomes the new anchor, and the burst goes on.
-      maxWaitEnd = time + maxWait
+      maxWaitEnd = time + waitLimit
     }
-    updateDeadline()
     return Run(value: value, time: time)
   }
 
@@ -86,15 +90,13 @@ struct DebounceRule<Value: Sendable>: TimingRule {
   @usableFromInline
   mutating func cancelled() {
     held = nil
-    quietEnd = nil
-    maxWaitEnd = nil
-    deadline = nil
+    quietEnd = .distantPast
+    maxWaitEnd = .distantFuture
   }
 
   @usableFromInline
   mutating func clockWentBack(by jump: Duration) {
-    quietEnd = quietEnd.map { $0 - jump }
-    maxWaitEnd = maxWaitEnd.map { $0 - jump }
-    updateDeadline()
+    quietEnd = quietEnd - jump
+    if maxWaitEnd < .distantFuture { maxWaitEnd = maxWaitEnd - jump }
   }
 }

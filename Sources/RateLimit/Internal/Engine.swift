@@ -1,48 +1,72 @@
 public import Dispatch
 
+#if canImport(Darwin)
+  public import Darwin
+#elseif canImport(Glibc)
+  public import Glibc
+#elseif canImport(Musl)
+  public import Musl
+#elseif canImport(Bionic)
+  public import Bionic
+#endif
+
 /// The shared machinery behind ``Throttler`` and ``Debouncer``: locking, scheduling, delivery, teardown.
 ///
 /// Decide under the lock, act outside it: every entry point takes the lock once, asks the pure ``TimingRule``
 /// what to do, releases the lock, and only then talks to the clock. User code (the action, a custom clock) never
 /// runs while the lock is held, so the action may call back in from any thread.
 ///
-/// Timers are lazy: at most one timer is *armed* (the one ``EngineState/armedTimer`` names). When the rule's
+/// Timers are lazy: at most one timer is *armed* (the one ``EngineState/armedDeadline`` names). When the rule's
 /// deadline moves later, the armed timer is kept; when it fires early it re-arms for the remainder. A new timer is
 /// scheduled only when the deadline moves *earlier* than the armed one (after `cancel()` or `flush()`), and the
 /// old one then fires as a no-op. The clock holds the engine weakly through every closure it is given.
 ///
+/// Memory: one allocation holds everything, the ``EngineState`` as the buffer's header and the `pthread_mutex_t`
+/// as its single tail element (an address that never moves, as pthreads requires). With the façade object in
+/// front, an idle `Throttler<Int>` takes 224 bytes of heap and a `Debouncer<Int>` 256 (Benchmarks/README.md).
+///
 /// Performance: the call path is `@inlinable` (and what it touches `@usableFromInline`, none of it public API), so
 /// it is specialized for the caller's `Value`; unspecialized generic code would look up type metadata on every
-/// call and cost some 20 times more. The mutable state lives behind a pointer rather than in `var` properties,
-/// which would pay for a dynamic exclusivity check on every access: the lock already guarantees exclusivity.
+/// call and cost some 20 times more. The state is reached through a pointer rather than through `var`
+/// properties, which would pay for a dynamic exclusivity check on every access: the lock already guarantees
+/// exclusivity.
 @usableFromInline
-final class Engine<Rule: TimingRule>: @unchecked Sendable {
-  // @unchecked Sendable: `clock`, `queue`, `lock` and the `state` pointer are immutable; `clock` and `queue` are
-  // Sendable; the pointee of `state` is read and written only inside `lock.withLock`, which makes those accesses
-  // mutually exclusive.
+final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, pthread_mutex_t> {
+  // Thread-safe, though `ManagedBuffer` opts out of `Sendable` so the type cannot say so: the header's `clock`
+  // and `queue` are immutable and Sendable, and so are the rule's `let` settings; everything else in the header
+  // is read and written only inside `withState`, which holds the mutex; the mutex itself is only touched through
+  // the pthread functions. ``WeakEngine`` and the façades' `nonisolated(unsafe)` rely on this.
 
   @usableFromInline typealias Value = Rule.Value
   @usableFromInline typealias Action = EngineState<Rule>.Action
 
-  @usableFromInline let clock: any RateLimitClock
-  /// Whether `clock` is the ``DispatchClock``, whose time the call path reads directly, not through the protocol.
-  @usableFromInline let readsUptime: Bool
-  @usableFromInline let queue: DispatchQueue
-  @usableFromInline let lock = Lock()
-  /// Guarded by `lock`. Allocated once, freed in `deinit`.
-  @usableFromInline let state: UnsafeMutablePointer<EngineState<Rule>>
-
-  init(rule: Rule, clock: any RateLimitClock, queue: DispatchQueue, action: @escaping Action) {
-    self.clock = clock
-    self.readsUptime = clock is DispatchClock
-    self.queue = queue
-    state = .allocate(capacity: 1)
-    state.initialize(to: EngineState(rule: rule, action: action))
+  /// Creates an engine: `ManagedBuffer`'s factory, then the mutex initialized in place.
+  static func make(rule: Rule, clock: some RateLimitClock, queue: DispatchQueue, action: @escaping Action) -> Engine {
+    let box = clock is DispatchClock ? nil : ClockBox(clock)
+    let buffer = create(minimumCapacity: 1) { _ in
+      EngineState(rule: rule, clock: box, queue: queue, action: action)
+    }
+    let engine = unsafeDowncast(buffer, to: Engine.self)
+    engine.withUnsafeMutablePointerToElements { Lock.initialize($0) }
+    return engine
   }
 
   deinit {
-    state.deinitialize(count: 1)
-    state.deallocate()
+    // The header is destroyed by `ManagedBuffer`; the tail element is ours.
+    withUnsafeMutablePointerToElements { Lock.destroy($0) }
+  }
+
+  /// Runs `body` with the state, under the lock.
+  @inlinable
+  func withState<Result>(_ body: (UnsafeMutablePointer<EngineState<Rule>>) -> Result) -> Result {
+    withUnsafeMutablePointers { state, mutex in Lock.withLock(mutex) { body(state) } }
+  }
+
+  /// Reads an immutable part of the state (the rule's settings, the queue) without the lock: those bytes are
+  /// written once, before the engine is shared.
+  @inlinable
+  func withSettings<Result>(_ body: (UnsafeMutablePointer<EngineState<Rule>>) -> Result) -> Result {
+    withUnsafeMutablePointerToHeader(body)
   }
 
   // MARK: Events
@@ -50,23 +74,27 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
   /// - Complexity: O(1); one lock, one clock read, no allocation unless a run or a new timer is due.
   @inlinable
   func call(_ value: Value) {
-    let (runs, timer): (Runs<Value>, ArmedTimer?) = lock.withLock {
-      guard state.pointee.action != nil else { return (Runs(), nil) }
-      let now = state.pointee.read(clockNow())
-      var runs = state.pointee.settle(until: now)
+    // Filled in under the lock, acted on after it; written in place rather than returned, which would copy
+    // them on every call.
+    var runs = Runs<Value>()
+    var timer: ArmedTimer?
+    withState { state in
+      guard state.pointee.action != nil else { return }
+      let now = state.pointee.readClock()
+      if let run = state.pointee.settleOnce(until: now) { runs.append(run) }
       if let value = state.pointee.rule.called(at: now, with: value) { runs.append(Run(value: value, time: now)) }
       // A zero interval makes the value just held due at once.
       if let run = state.pointee.settleOnce(until: now) { runs.append(run) }
-      return (runs, state.pointee.timerToArm())
+      timer = state.pointee.timerToArm()
     }
     if !runs.isEmpty { hand(runs) }
     if let timer { arm(timer) }
   }
 
   func flush() {
-    let (runs, flushedAction): (Runs<Value>, Action?) = lock.withLock {
+    let (runs, flushedAction): (Runs<Value>, Action?) = withState { state in
       guard let action = state.pointee.action else { return (Runs(), nil) }
-      let now = state.pointee.read(clockNow())
+      let now = state.pointee.readClock()
       var runs = state.pointee.settle(until: now)
       if let value = state.pointee.rule.flushed(at: now) { runs.append(Run(value: value, time: now)) }
       return (runs, action)
@@ -76,10 +104,10 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
   }
 
   func cancel() {
-    let runs: Runs<Value> = lock.withLock {
+    let runs: Runs<Value> = withState { state in
       guard state.pointee.action != nil else { return Runs() }
       // Work due at this instant runs before the cancel (it can only be overdue with a late real timer).
-      let runs = state.pointee.settle(until: state.pointee.read(clockNow()))
+      let runs = state.pointee.settle(until: state.pointee.readClock())
       state.pointee.rule.cancelled()
       return runs
     }
@@ -87,7 +115,7 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
   }
 
   func invalidate() {
-    let released: Action? = lock.withLock {
+    let released: Action? = withState { state in
       state.pointee.rule.cancelled()
       let released = state.pointee.action
       state.pointee.action = nil
@@ -99,32 +127,23 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
   }
 
   var isPending: Bool {
-    lock.withLock { state.pointee.action != nil && state.pointee.rule.isPending }
-  }
-
-  /// How many timers this engine has asked its clock for. For tests and benchmarks.
-  var timerCount: UInt64 {
-    lock.withLock { state.pointee.timersArmed }
-  }
-
-  /// The clock's `now`.
-  @inlinable
-  func clockNow() -> Instant {
-    readsUptime ? Instant(uptimeNanoseconds: DispatchTime.now().uptimeNanoseconds) : Instant(clock.now)
+    withState { $0.pointee.action != nil && $0.pointee.rule.isPending }
   }
 
   // MARK: Outside the lock
 
-  private func timerFired(_ id: UInt64) {
-    let (runs, timer, action): (Runs<Value>, ArmedTimer?, Action?) = lock.withLock {
-      guard let action = state.pointee.action, state.pointee.armedTimer?.id == id else { return (Runs(), nil, nil) }
-      state.pointee.armedTimer = nil
+  fileprivate func timerFired(_ deadline: Instant) {
+    let (runs, timer, action): (Runs<Value>, ArmedTimer?, Action?) = withState { state in
+      guard let action = state.pointee.action, state.pointee.armedDeadline == deadline else {
+        return (Runs(), nil, nil)
+      }
+      state.pointee.armedDeadline = .distantFuture
       // If the deadline moved later since this timer was armed, nothing is due and the timer is re-armed for
       // the remainder.
-      return (state.pointee.settle(until: state.pointee.read(clockNow())), state.pointee.timerToArm(), action)
+      return (state.pointee.settle(until: state.pointee.readClock()), state.pointee.timerToArm(), action)
     }
     if let timer { arm(timer) }
-    if readsUptime, let action {
+    if let action, withSettings({ $0.pointee.clock == nil }) {
       // DispatchClock runs this timer on `queue`, where the action runs: start the due run here rather than one
       // more hop through the queue later. It counts as started now: the lock said the engine was valid.
       runs.forEach { action($0.value) }
@@ -137,49 +156,88 @@ final class Engine<Rule: TimingRule>: @unchecked Sendable {
   /// it holds the `action` itself (a flushed run).
   @usableFromInline
   func hand(_ runs: Runs<Value>, holding action: Action? = nil) {
+    let (clock, queue) = withSettings { ($0.pointee.scheduler, $0.pointee.queue) }
     runs.forEach { run in
       let value = run.value
       if let action {
         clock.schedule(at: run.time.duration, on: queue) { action(value) }
       } else {
-        clock.schedule(at: run.time.duration, on: queue) { [weak self] in self?.deliver(value) }
+        let engine = WeakEngine(self)
+        clock.schedule(at: run.time.duration, on: queue) { engine.object?.deliver(value) }
       }
     }
   }
 
   @usableFromInline
   func arm(_ timer: ArmedTimer) {
-    let id = timer.id
-    clock.schedule(at: timer.deadline.duration, on: queue) { [weak self] in self?.timerFired(id) }
+    let deadline = timer.deadline
+    let (clock, queue) = withSettings { ($0.pointee.scheduler, $0.pointee.queue) }
+    let engine = WeakEngine(self)
+    clock.schedule(at: deadline.duration, on: queue) { engine.object?.timerFired(deadline) }
   }
 
   /// Runs the action with `value`, unless the engine was invalidated since the run was handed to the queue.
-  private func deliver(_ value: Value) {
-    let action = lock.withLock { state.pointee.action }
+  fileprivate func deliver(_ value: Value) {
+    let action = withState { $0.pointee.action }
     action?(value)
   }
 }
 
-/// Everything an ``Engine`` guards with its lock.
+/// A weak reference to an ``Engine`` that `@Sendable` closures may capture: what timers and runs hold, so that
+/// the clock never keeps an engine alive.
+@usableFromInline
+struct WeakEngine<Rule: TimingRule>: @unchecked Sendable {
+  // @unchecked Sendable: an Engine is thread-safe (see its comment); a weak reference to one may be shared.
+  @usableFromInline weak var object: Engine<Rule>?
+
+  @usableFromInline
+  init(_ object: Engine<Rule>) {
+    self.object = object
+  }
+}
+
+/// A clock other than ``DispatchClock``, kept behind one reference so that an engine spends 8 bytes on it rather
+/// than a 40-byte existential. ``DispatchClock``, the default, needs no box at all.
+@usableFromInline
+final class ClockBox: Sendable {
+  @usableFromInline let clock: any RateLimitClock
+
+  init(_ clock: any RateLimitClock) {
+    self.clock = clock
+  }
+}
+
+/// Everything an ``Engine`` holds: immutable settings first, then what its lock guards. The stored properties
+/// are declared in the order that packs them tightest.
 @usableFromInline
 struct EngineState<Rule: TimingRule>: Sendable {
   @usableFromInline typealias Action = @Sendable (Rule.Value) -> Void
 
-  /// The timing rule and its state.
+  /// The clock, or `nil` for ``DispatchClock``, whose time the call path reads directly. Immutable.
+  @usableFromInline let clock: ClockBox?
+  /// Where the action runs. Immutable.
+  @usableFromInline let queue: DispatchQueue
+  /// The timing rule and its state. Its `let` settings are immutable; the rest is guarded by the lock.
   @usableFromInline var rule: Rule
   /// The user's closure; `nil` once invalidated: nothing runs any more.
   @usableFromInline var action: Action?
-  /// The timer the engine relies on to meet the rule's deadline, if one is scheduled.
-  @usableFromInline var armedTimer: ArmedTimer?
-  /// How many timers were scheduled so far; also the id of the latest.
-  @usableFromInline var timersArmed: UInt64 = 0
+  /// The deadline of the timer the engine relies on, ``Instant/distantFuture`` if none. The deadline is also the
+  /// timer's identity: a timer that fires finds out whether it is still the one relied on by comparing its
+  /// deadline. (A stale timer with the same deadline as the armed one fires at the same instant, so acting on
+  /// it is the same.)
+  @usableFromInline var armedDeadline = Instant.distantFuture
   /// The latest reading of the clock, to notice a clock that goes backwards.
   @usableFromInline var latestReading = Instant.distantPast
 
-  init(rule: Rule, action: @escaping Action) {
+  init(rule: Rule, clock: ClockBox?, queue: DispatchQueue, action: @escaping Action) {
     self.rule = rule
+    self.clock = clock
+    self.queue = queue
     self.action = action
   }
+
+  /// The clock to schedule work with.
+  var scheduler: any RateLimitClock { clock?.clock ?? DispatchClock() }
 
   /// `now`, read from the clock, as the rule may see it: never earlier than the previous reading.
   ///
@@ -187,7 +245,11 @@ struct EngineState<Rule: TimingRule>: Sendable {
   /// as no time passing: the rule's instants move back with the clock and the timer is re-armed, so a limiter
   /// neither crashes nor waits for the clock to catch up with where it was.
   @inlinable
-  mutating func read(_ reading: Instant) -> Instant {
+  mutating func readClock() -> Instant {
+    let reading =
+      if let clock { Instant(clock.clock.now) } else {
+        Instant(uptimeNanoseconds: DispatchTime.now().uptimeNanoseconds)
+      }
     if reading < latestReading { clockWentBack(to: reading) }
     latestReading = reading
     return reading
@@ -197,7 +259,7 @@ struct EngineState<Rule: TimingRule>: Sendable {
   mutating func clockWentBack(to reading: Instant) {
     rule.clockWentBack(by: Instant.distance(from: reading, to: latestReading))
     // The armed timer's deadline belongs to the old time line; schedule one for the new deadline.
-    armedTimer = nil
+    armedDeadline = .distantFuture
   }
 
   /// Runs the held value if its deadline has passed.
@@ -219,30 +281,20 @@ struct EngineState<Rule: TimingRule>: Sendable {
   @inlinable
   mutating func timerToArm() -> ArmedTimer? {
     guard let deadline = rule.deadline else { return nil }
-    return timerToArm(for: deadline)
-  }
-
-  @inlinable
-  mutating func timerToArm(for deadline: Instant) -> ArmedTimer? {
-    if let armedTimer, armedTimer.deadline <= deadline { return nil }
-    timersArmed &+= 1
-    let timer = ArmedTimer(id: timersArmed, deadline: deadline)
-    armedTimer = timer
-    return timer
+    if armedDeadline <= deadline { return nil }
+    armedDeadline = deadline
+    return ArmedTimer(deadline: deadline)
   }
 }
 
-/// A timer an ``Engine`` has scheduled and still relies on.
+/// A timer for the engine to schedule.
 @usableFromInline
 struct ArmedTimer: Sendable {
-  /// Distinguishes this timer from stale ones still in flight.
-  @usableFromInline let id: UInt64
-  /// When it fires.
+  /// When it fires; also what identifies it (see ``EngineState/armedDeadline``).
   @usableFromInline let deadline: Instant
 
   @inlinable
-  init(id: UInt64, deadline: Instant) {
-    self.id = id
+  init(deadline: Instant) {
     self.deadline = deadline
   }
 }

@@ -13,7 +13,8 @@
 // The imports above are `public` only because `withLock` is `@inlinable` (so that `call` specializes in the
 // caller); no libc type appears in the public API.
 
-/// A non-recursive mutual-exclusion lock around a heap-allocated `pthread_mutex_t`.
+/// A non-recursive mutual-exclusion lock around a heap-allocated `pthread_mutex_t`, and the same operations on a
+/// mutex stored elsewhere.
 ///
 /// Why this lock: it is cheap when uncontended, available on every platform the package supports, and
 /// ThreadSanitizer understands it (`Synchronization.Mutex` is invisible to TSan on Linux and needs
@@ -29,14 +30,11 @@ struct Lock: ~Copyable, @unchecked Sendable {
 
   init() {
     mutex = .allocate(capacity: 1)
-    mutex.initialize(to: pthread_mutex_t())
-    let status = pthread_mutex_init(mutex, nil)
-    precondition(status == 0, "pthread_mutex_init failed with \(status)")
+    Self.initialize(mutex)
   }
 
   deinit {
-    pthread_mutex_destroy(mutex)
-    mutex.deinitialize(count: 1)
+    Self.destroy(mutex)
     mutex.deallocate()
   }
 
@@ -44,6 +42,30 @@ struct Lock: ~Copyable, @unchecked Sendable {
   @inlinable @inline(__always)
   func withLock<Result: ~Copyable, Failure: Error>(
     _ body: () throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    try Self.withLock(mutex, body)
+  }
+
+  // The same three operations on a mutex that lives elsewhere, at an address that never moves: the engine keeps
+  // its mutex in its own allocation, next to the state it guards.
+
+  /// Initializes the uninitialized memory at `mutex` as a mutex.
+  static func initialize(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+    mutex.initialize(to: pthread_mutex_t())
+    let status = pthread_mutex_init(mutex, nil)
+    precondition(status == 0, "pthread_mutex_init failed with \(status)")
+  }
+
+  /// Destroys the mutex at `mutex`, leaving the memory uninitialized.
+  static func destroy(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+    pthread_mutex_destroy(mutex)
+    mutex.deinitialize(count: 1)
+  }
+
+  /// Runs `body` with the mutex at `mutex` locked.
+  @inlinable @inline(__always)
+  static func withLock<Result: ~Copyable, Failure: Error>(
+    _ mutex: UnsafeMutablePointer<pthread_mutex_t>, _ body: () throws(Failure) -> Result
   ) throws(Failure) -> Result {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }

@@ -2,15 +2,18 @@
 ///
 /// `windowEnd` is the end of the current window: for `.leading` the first instant a call may run again, for
 /// `.trailing` the instant the held value runs, for `.firstPerDuration` the instant the window opened by the
-/// last run closes.
+/// last run closes. Before the first call and after `cancel()` it is ``Instant/distantPast``: no window is open.
+///
+/// The stored properties are declared in the order that packs them tightest (an instance is part of every
+/// throttler's memory).
 @usableFromInline
 struct ThrottleRule<Value: Sendable>: TimingRule {
-  @usableFromInline let mode: ThrottleMode
-  @usableFromInline let interval: Duration
   /// The latest value of a call that did not run at once.
   @usableFromInline var held: Value?
-  /// See the type's comment; `nil` before the first call and after `cancel()`.
-  @usableFromInline var windowEnd: Instant?
+  @usableFromInline let mode: ThrottleMode
+  @usableFromInline let interval: Duration
+  /// See the type's comment.
+  @usableFromInline var windowEnd = Instant.distantPast
 
   @usableFromInline
   init(mode: ThrottleMode, interval: Duration) {
@@ -26,7 +29,7 @@ struct ThrottleRule<Value: Sendable>: TimingRule {
     switch mode {
     case .leading:
       // Runs if nothing ran in the last T (`now - lastRun >= T`), else dropped.
-      if let windowEnd, now < windowEnd { return nil }
+      if now < windowEnd { return nil }
       windowEnd = now + interval
       return value
     case .trailing:
@@ -36,7 +39,7 @@ struct ThrottleRule<Value: Sendable>: TimingRule {
       return nil
     case .firstPerDuration:
       // Runs at once and opens a window when idle; held (latest wins) while a window is open.
-      if let windowEnd, now < windowEnd {
+      if now < windowEnd {
         held = value
         return nil
       }
@@ -47,8 +50,9 @@ struct ThrottleRule<Value: Sendable>: TimingRule {
 
   @inlinable
   mutating func deadlineReached() -> Run<Value>? {
-    guard let value = held, let end = windowEnd else { return nil }
+    guard let value = held else { return nil }
     held = nil
+    let end = windowEnd
     // firstPerDuration: the held value runs at the window's end and opens a new window from that run.
     if mode == .firstPerDuration { windowEnd = end + interval }
     return Run(value: value, time: end)
@@ -67,11 +71,11 @@ struct ThrottleRule<Value: Sendable>: TimingRule {
   @usableFromInline
   mutating func cancelled() {
     held = nil
-    windowEnd = nil
+    windowEnd = .distantPast
   }
 
   @usableFromInline
   mutating func clockWentBack(by jump: Duration) {
-    windowEnd = windowEnd.map { $0 - jump }
+    windowEnd = windowEnd - jump
   }
 }

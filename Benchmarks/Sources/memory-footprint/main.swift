@@ -1,0 +1,75 @@
+// Heap bytes per instance, idle and holding a value, for RateLimit and the seeds' pattern: 10,000 instances,
+// the allocator's bytes in use before and after, divided. Allocator overhead (block headers, rounding) is
+// included: it is memory the app pays for. Run: swift run --package-path Benchmarks -c release memory-footprint
+import CHeapStatistics
+import Dispatch
+import RateLimit
+
+/// The seeds' debounce pattern, exactly as blog posts give it (Baselines.swift has the same with counters for the
+/// timer benchmarks).
+final class BlogDebouncer: @unchecked Sendable {
+  // @unchecked Sendable: single-threaded, like the snippet it copies.
+  private var workItem: DispatchWorkItem?
+  private let delay: DispatchTimeInterval
+  private let queue: DispatchQueue
+  private let action: @Sendable (Int) -> Void
+
+  init(delay: DispatchTimeInterval, queue: DispatchQueue, action: @escaping @Sendable (Int) -> Void) {
+    self.delay = delay
+    self.queue = queue
+    self.action = action
+  }
+
+  func call(_ value: Int) {
+    workItem?.cancel()
+    let action = self.action
+    let item = DispatchWorkItem { action(value) }
+    workItem = item
+    queue.asyncAfter(deadline: .now() + delay, execute: item)
+  }
+}
+
+let instances = 10_000
+let queue = DispatchQueue(label: "memory-footprint")
+
+/// Bytes per instance that `make` builds, idle and after one call each (a value held, its timer armed).
+func measure<Limiter>(_ make: () -> Limiter, call: (Limiter) -> Void) -> (idle: Int, holding: Int) {
+  var all: [Limiter] = []
+  all.reserveCapacity(instances)
+  let before = heap_bytes_in_use()
+  for _ in 0..<instances { all.append(make()) }
+  let idle = heap_bytes_in_use()
+  for limiter in all { call(limiter) }
+  let holding = heap_bytes_in_use()
+  withExtendedLifetime(all) {}
+  return ((idle - before) / instances, (holding - before) / instances)
+}
+
+let rows: [(String, (idle: Int, holding: Int))] = [
+  (
+    "RateLimit Throttler<Int>, .trailing",
+    measure({ Throttler<Int>(interval: .seconds(60), mode: .trailing, queue: queue) { _ in } }, call: { $0(1) })
+  ),
+  (
+    "RateLimit Debouncer<Int>, .trailing",
+    measure({ Debouncer<Int>(interval: .seconds(60), queue: queue) { _ in } }, call: { $0(1) })
+  ),
+  (
+    "RateLimit Debouncer<Int>, .trailing, maxWait",
+    measure(
+      { Debouncer<Int>(interval: .seconds(60), maxWait: .seconds(120), queue: queue) { _ in } }, call: { $0(1) })
+  ),
+  (
+    "Seeds: DispatchWorkItem debounce",
+    measure({ BlogDebouncer(delay: .seconds(60), queue: queue) { _ in } }, call: { $0.call(1) })
+  ),
+]
+
+func padded(_ text: String, _ width: Int) -> String {
+  text + String(repeating: " ", count: max(0, width - text.count))
+}
+
+print(padded("Heap bytes per instance", 48) + "idle    holding a value")
+for (name, bytes) in rows {
+  print(padded(name, 48) + padded("\(bytes.idle)", 8) + "\(bytes.holding)")
+}
