@@ -41,12 +41,12 @@ public import Dispatch
 /// that fires before it re-arms for the remainder.
 public final class Debouncer<Value: Sendable>: Sendable {
   /// The quiet period (T). `.zero` runs every call, in order, with its own value.
-  public var interval: Duration { engine.withSettings { $0.pointee.rule.interval } }
+  public var interval: Duration { engine.withState { $0.pointee.rule.interval } }
   /// The rule that decides which calls run and when.
-  public var mode: DebounceMode { engine.withSettings { $0.pointee.rule.mode } }
+  public var mode: DebounceMode { engine.withState { $0.pointee.rule.mode } }
   /// The longest a burst can hold the action back, as given (`nil`: unbounded). A value below ``interval``
   /// counts as ``interval``.
-  public var maxWait: Duration? { engine.withSettings { $0.pointee.rule.maxWait } }
+  public var maxWait: Duration? { engine.withState { $0.pointee.rule.maxWait } }
   // nonisolated(unsafe): `Engine` is a `ManagedBuffer`, which opts out of `Sendable`; it is thread-safe all the
   // same, every mutable byte guarded by its own mutex (see `Engine`). The reference itself never changes.
   @usableFromInline nonisolated(unsafe) let engine: Engine<DebounceRule<Value>>

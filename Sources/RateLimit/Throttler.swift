@@ -31,9 +31,9 @@ public import Dispatch
 /// itself alive.
 public final class Throttler<Value: Sendable>: Sendable {
   /// The minimum time between runs (T). `.zero` runs every call, in order, with its own value.
-  public var interval: Duration { engine.withSettings { $0.pointee.rule.interval } }
+  public var interval: Duration { engine.withState { $0.pointee.rule.interval } }
   /// The rule that decides which calls run and when.
-  public var mode: ThrottleMode { engine.withSettings { $0.pointee.rule.mode } }
+  public var mode: ThrottleMode { engine.withState { $0.pointee.rule.mode } }
   // nonisolated(unsafe): `Engine` is a `ManagedBuffer`, which opts out of `Sendable`; it is thread-safe all the
   // same, every mutable byte guarded by its own mutex (see `Engine`). The reference itself never changes.
   @usableFromInline nonisolated(unsafe) let engine: Engine<ThrottleRule<Value>>

@@ -17,7 +17,7 @@ import Testing
 /// set it to 60 or more for a long soak.
 @Suite struct SoakTests {
   /// How long each configuration is soaked, in seconds.
-  static let seconds = TestEnvironment.integer("RATELIMIT_SOAK_SECONDS").map(Double.init) ?? 0.5
+  static let seconds = TestEnvironment.integer("RATELIMIT_SOAK_SECONDS").map { Double($0) } ?? 0.5
   static let interval = Duration.milliseconds(2)
   static let callers = 3
   /// How long the threads call in one round before the round is checked and the limiter invalidated.

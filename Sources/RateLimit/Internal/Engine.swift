@@ -23,7 +23,8 @@ public import Dispatch
 ///
 /// Memory: one allocation holds everything, the ``EngineState`` as the buffer's header and the `pthread_mutex_t`
 /// as its single tail element (an address that never moves, as pthreads requires). With the façade object in
-/// front, an idle `Throttler<Int>` takes 224 bytes of heap and a `Debouncer<Int>` 256 (Benchmarks/README.md).
+/// front, an idle `Throttler<Int>` takes 208 bytes of heap and a `Debouncer<Int>` 240, allocator overhead included
+/// (Benchmarks/README.md).
 ///
 /// Performance: the call path is `@inlinable` (and what it touches `@usableFromInline`, none of it public API), so
 /// it is specialized for the caller's `Value`; unspecialized generic code would look up type metadata on every
@@ -32,10 +33,10 @@ public import Dispatch
 /// exclusivity.
 @usableFromInline
 final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, pthread_mutex_t> {
-  // Thread-safe, though `ManagedBuffer` opts out of `Sendable` so the type cannot say so: the header's `clock`
-  // and `queue` are immutable and Sendable, and so are the rule's `let` settings; everything else in the header
-  // is read and written only inside `withState`, which holds the mutex; the mutex itself is only touched through
-  // the pthread functions. ``WeakEngine`` and the façades' `nonisolated(unsafe)` rely on this.
+  // Thread-safe, though `ManagedBuffer` opts out of `Sendable` so the type cannot say so: the header is read and
+  // written only inside `withState`, which holds the mutex (even its immutable parts, so that ThreadSanitizer,
+  // which sees an access to the whole header, sees it ordered); the mutex itself is only touched through the
+  // pthread functions. ``WeakEngine`` and the façades' `nonisolated(unsafe)` rely on this.
 
   @usableFromInline typealias Value = Rule.Value
   @usableFromInline typealias Action = EngineState<Rule>.Action
@@ -60,13 +61,6 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, pthread_m
   @inlinable
   func withState<Result>(_ body: (UnsafeMutablePointer<EngineState<Rule>>) -> Result) -> Result {
     withUnsafeMutablePointers { state, mutex in Lock.withLock(mutex) { body(state) } }
-  }
-
-  /// Reads an immutable part of the state (the rule's settings, the queue) without the lock: those bytes are
-  /// written once, before the engine is shared.
-  @inlinable
-  func withSettings<Result>(_ body: (UnsafeMutablePointer<EngineState<Rule>>) -> Result) -> Result {
-    withUnsafeMutablePointerToHeader(body)
   }
 
   // MARK: Events
@@ -133,17 +127,18 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, pthread_m
   // MARK: Outside the lock
 
   fileprivate func timerFired(_ deadline: Instant) {
-    let (runs, timer, action): (Runs<Value>, ArmedTimer?, Action?) = withState { state in
+    let (runs, timer, inlineAction): (Runs<Value>, ArmedTimer?, Action?) = withState { state in
       guard let action = state.pointee.action, state.pointee.armedDeadline == deadline else {
         return (Runs(), nil, nil)
       }
       state.pointee.armedDeadline = .distantFuture
       // If the deadline moved later since this timer was armed, nothing is due and the timer is re-armed for
       // the remainder.
-      return (state.pointee.settle(until: state.pointee.readClock()), state.pointee.timerToArm(), action)
+      let runs = state.pointee.settle(until: state.pointee.readClock())
+      return (runs, state.pointee.timerToArm(), state.pointee.clock == nil ? action : nil)
     }
     if let timer { arm(timer) }
-    if let action, withSettings({ $0.pointee.clock == nil }) {
+    if let action = inlineAction {
       // DispatchClock runs this timer on `queue`, where the action runs: start the due run here rather than one
       // more hop through the queue later. It counts as started now: the lock said the engine was valid.
       runs.forEach { action($0.value) }
@@ -156,7 +151,8 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, pthread_m
   /// it holds the `action` itself (a flushed run).
   @usableFromInline
   func hand(_ runs: Runs<Value>, holding action: Action? = nil) {
-    let (clock, queue) = withSettings { ($0.pointee.scheduler, $0.pointee.queue) }
+    guard !runs.isEmpty else { return }
+    let (clock, queue) = withState { ($0.pointee.scheduler, $0.pointee.queue) }
     runs.forEach { run in
       let value = run.value
       if let action {
@@ -171,7 +167,7 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, pthread_m
   @usableFromInline
   func arm(_ timer: ArmedTimer) {
     let deadline = timer.deadline
-    let (clock, queue) = withSettings { ($0.pointee.scheduler, $0.pointee.queue) }
+    let (clock, queue) = withState { ($0.pointee.scheduler, $0.pointee.queue) }
     let engine = WeakEngine(self)
     clock.schedule(at: deadline.duration, on: queue) { engine.object?.timerFired(deadline) }
   }
