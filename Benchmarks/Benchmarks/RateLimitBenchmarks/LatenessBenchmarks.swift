@@ -36,27 +36,29 @@ enum LatenessBenchmarks {
     // Bursts of 5 calls, as the issue asks, and of 1 call: with one call neither side's timer fires early, so
     // both wake after the same idle time, which separates what the library adds from what the system adds.
     for calls in [5, 1] {
-      let debouncerRun = RunStart()
-      let debouncer = Debouncer<Int>(interval: interval, queue: queue) { _ in
-        debouncerRun.nanoseconds = DispatchTime.now().uptimeNanoseconds
-        debouncerRun.ran.signal()
+      register("Lateness.Burst\(calls).RateLimit.Debouncer.trailing", calls: calls, configuration) { action in
+        Debouncer<Int>(interval: interval, queue: queue, action: action)
       }
-      Benchmark("Lateness.Burst\(calls).RateLimit.Debouncer.trailing", configuration: configuration) { benchmark in
-        let deadline = burst(of: calls) { debouncer.call($0) }
-        debouncerRun.ran.wait()
-        record(benchmark, start: debouncerRun.nanoseconds, deadline: deadline)
+      register("Lateness.Burst\(calls).Seeds.DispatchWorkItemDebounce", calls: calls, configuration) { action in
+        SeedDebouncer(delay: .milliseconds(20), queue: queue, action: action)
       }
+    }
+  }
 
-      let seedRun = RunStart()
-      let seed = SeedDebouncer(delay: .milliseconds(20), queue: queue) { _ in
-        seedRun.nanoseconds = DispatchTime.now().uptimeNanoseconds
-        seedRun.ran.signal()
-      }
-      Benchmark("Lateness.Burst\(calls).Seeds.DispatchWorkItemDebounce", configuration: configuration) { benchmark in
-        let deadline = burst(of: calls) { seed.call($0) }
-        seedRun.ran.wait()
-        record(benchmark, start: seedRun.nanoseconds, deadline: deadline)
-      }
+  /// One lateness benchmark: the limiter `make` builds, bursts of `calls` calls.
+  static func register(
+    _ name: String, calls: Int, _ configuration: Benchmark.Configuration,
+    make: (_ action: @escaping @Sendable (Int) -> Void) -> any CallSink
+  ) {
+    let run = RunStart()
+    let limiter = make { _ in
+      run.nanoseconds = DispatchTime.now().uptimeNanoseconds
+      run.ran.signal()
+    }
+    Benchmark(name, configuration: configuration) { benchmark in
+      let deadline = burst(of: calls) { limiter.call($0) }
+      run.ran.wait()
+      record(benchmark, start: run.nanoseconds, deadline: deadline)
     }
   }
 
