@@ -1,15 +1,5 @@
 public import Dispatch
 
-#if canImport(Darwin)
-  public import Darwin
-#elseif canImport(Glibc)
-  public import Glibc
-#elseif canImport(Musl)
-  public import Musl
-#elseif canImport(Bionic)
-  public import Bionic
-#endif
-
 /// The shared machinery behind ``Throttler`` and ``Debouncer``: locking, scheduling, delivery, teardown.
 ///
 /// Decide under the lock, act outside it: every entry point takes the lock once, asks the pure ``TimingRule``
@@ -21,7 +11,7 @@ public import Dispatch
 /// scheduled only when the deadline moves *earlier* than the armed one (after `cancel()` or `flush()`), and the
 /// old one then fires as a no-op. The clock holds the engine weakly through every closure it is given.
 ///
-/// Memory: one allocation holds everything, the ``EngineState`` as the buffer's header and the `pthread_mutex_t`
+/// Memory: one allocation holds everything, the ``EngineState`` as the buffer's header and the mutex
 /// as its single tail element (an address that never moves, as pthreads requires). With the façade object in
 /// front, an idle `Throttler<Int>` takes 208 bytes of heap and a `Debouncer<Int>` 240, allocator overhead included
 /// (Benchmarks/README.md).
@@ -32,7 +22,7 @@ public import Dispatch
 /// properties, which would pay for a dynamic exclusivity check on every access: the lock already guarantees
 /// exclusivity.
 @usableFromInline
-final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, pthread_mutex_t> {
+final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mutex> {
   // Thread-safe, though `ManagedBuffer` opts out of `Sendable` so the type cannot say so: the header is read and
   // written only inside `withState`, which holds the mutex (even its immutable parts, so that ThreadSanitizer,
   // which sees an access to the whole header, sees it ordered); the mutex itself is only touched through the
@@ -71,7 +61,7 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, pthread_m
     // Filled in under the lock, acted on after it; written in place rather than returned, which would copy
     // them on every call.
     var runs = Runs<Value>()
-    var timer: ArmedTimer?
+    var timer: Instant?
     withState { state in
       guard state.pointee.action != nil else { return }
       let now = state.pointee.readClock()
@@ -127,7 +117,7 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, pthread_m
   // MARK: Outside the lock
 
   fileprivate func timerFired(_ deadline: Instant) {
-    let (runs, timer, inlineAction): (Runs<Value>, ArmedTimer?, Action?) = withState { state in
+    let (runs, timer, inlineAction): (Runs<Value>, Instant?, Action?) = withState { state in
       guard let action = state.pointee.action, state.pointee.armedDeadline == deadline else {
         return (Runs(), nil, nil)
       }
@@ -165,8 +155,7 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, pthread_m
   }
 
   @usableFromInline
-  func arm(_ timer: ArmedTimer) {
-    let deadline = timer.deadline
+  func arm(_ deadline: Instant) {
     let (clock, queue) = withState { ($0.pointee.scheduler, $0.pointee.queue) }
     let engine = WeakEngine(self)
     clock.schedule(at: deadline.duration, on: queue) { engine.object?.timerFired(deadline) }
@@ -273,24 +262,12 @@ struct EngineState<Rule: TimingRule>: Sendable {
     return runs
   }
 
-  /// The timer to schedule so that the rule's deadline is met, if the armed one does not do.
+  /// The deadline of the timer to schedule so that the rule's deadline is met, if the armed one does not do.
   @inlinable
-  mutating func timerToArm() -> ArmedTimer? {
+  mutating func timerToArm() -> Instant? {
     guard let deadline = rule.deadline else { return nil }
     if armedDeadline <= deadline { return nil }
     armedDeadline = deadline
-    return ArmedTimer(deadline: deadline)
-  }
-}
-
-/// A timer for the engine to schedule.
-@usableFromInline
-struct ArmedTimer: Sendable {
-  /// When it fires; also what identifies it (see ``EngineState/armedDeadline``).
-  @usableFromInline let deadline: Instant
-
-  @inlinable
-  init(deadline: Instant) {
-    self.deadline = deadline
+    return deadline
   }
 }

@@ -26,7 +26,10 @@ struct Lock: ~Copyable, @unchecked Sendable {
   // @unchecked Sendable: a mutex exists to be shared between threads. `mutex` never changes after `init`, and the
   // memory it points to is only touched through the pthread functions, which synchronize it themselves.
 
-  @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  /// The platform's mutex, named here so that code keeping one elsewhere need not import libc itself.
+  @usableFromInline typealias Mutex = pthread_mutex_t
+
+  @usableFromInline let mutex: UnsafeMutablePointer<Mutex>
 
   init() {
     mutex = .allocate(capacity: 1)
@@ -50,14 +53,14 @@ struct Lock: ~Copyable, @unchecked Sendable {
   // its mutex in its own allocation, next to the state it guards.
 
   /// Initializes the uninitialized memory at `mutex` as a mutex.
-  static func initialize(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
-    mutex.initialize(to: pthread_mutex_t())
+  static func initialize(_ mutex: UnsafeMutablePointer<Mutex>) {
+    mutex.initialize(to: Mutex())
     let status = pthread_mutex_init(mutex, nil)
     precondition(status == 0, "pthread_mutex_init failed with \(status)")
   }
 
   /// Destroys the mutex at `mutex`, leaving the memory uninitialized.
-  static func destroy(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+  static func destroy(_ mutex: UnsafeMutablePointer<Mutex>) {
     pthread_mutex_destroy(mutex)
     mutex.deinitialize(count: 1)
   }
@@ -65,7 +68,7 @@ struct Lock: ~Copyable, @unchecked Sendable {
   /// Runs `body` with the mutex at `mutex` locked.
   @inlinable @inline(__always)
   static func withLock<Result: ~Copyable, Failure: Error>(
-    _ mutex: UnsafeMutablePointer<pthread_mutex_t>, _ body: () throws(Failure) -> Result
+    _ mutex: UnsafeMutablePointer<Mutex>, _ body: () throws(Failure) -> Result
   ) throws(Failure) -> Result {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }
