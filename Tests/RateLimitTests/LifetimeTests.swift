@@ -7,6 +7,16 @@ import Testing
 /// Every test goes through all five limiters, each with work pending (a held value, or a run handed to the queue
 /// and not started).
 @Suite struct LifetimeTests {
+  /// A limiter of `kind` on `clock` whose action captures `owner` strongly and records its runs in `ran`.
+  static func makeOwned(
+    _ kind: LimiterKind, maxWait: Duration? = nil, clock: ManualClock, owner: Owner, ran: Recorder<Int>
+  ) -> any Limiting<Int> {
+    makeLimiter(kind, interval: .seconds(1), maxWait: maxWait, clock: clock) { (value: Int) in
+      owner.touch()
+      ran.record(value)
+    }
+  }
+
   /// Two calls: the leading modes hand the first to the queue, the others hold the second.
   static func makeBusy(_ limiter: any Limiting<Int>) {
     limiter.call(1)
@@ -21,10 +31,7 @@ import Testing
     let limiter: any Limiting<Int> = {
       let owner = Owner()
       weakOwner = owner
-      return makeLimiter(kind, interval: .seconds(1), maxWait: .seconds(2), clock: clock) { (value: Int) in
-        owner.touch()
-        ran.record(value)
-      }
+      return Self.makeOwned(kind, maxWait: .seconds(2), clock: clock, owner: owner, ran: ran)
     }()
     Self.makeBusy(limiter)
     #expect(weakOwner != nil)
@@ -44,10 +51,7 @@ import Testing
     do {
       let owner = Owner()
       weakOwner = owner
-      let limiter = makeLimiter(kind, interval: .seconds(1), maxWait: .seconds(2), clock: clock) { (value: Int) in
-        owner.touch()
-        ran.record(value)
-      }
+      let limiter = Self.makeOwned(kind, maxWait: .seconds(2), clock: clock, owner: owner, ran: ran)
       weakLimiter = limiter
       Self.makeBusy(limiter)
     }
@@ -67,10 +71,7 @@ import Testing
     do {
       let owner = Owner()
       weakOwner = owner
-      let limiter = makeLimiter(kind, interval: .seconds(1), clock: clock) { (value: Int) in
-        owner.touch()
-        ran.record(value)
-      }
+      let limiter = Self.makeOwned(kind, clock: clock, owner: owner, ran: ran)
       weakLimiter = limiter
       Self.makeBusy(limiter)
       limiter.flush()
