@@ -1,35 +1,44 @@
 public import Dispatch
 
-/// Runs a closure at most once per interval, however often it is called.
+/// Runs a closure at most once per interval, however often it is called: a throttler keeps a rhythm.
 ///
 /// Wrap the closure, call the throttler as often as events arrive, and it decides, by its ``ThrottleMode``,
-/// which calls run the closure and when. The closure always runs on the throttler's queue, never inside
-/// ``call(_:)``.
+/// which calls run the closure and when. The closure never runs inside ``call(_:)``.
 ///
 /// ```
-/// interval = 3 ticks      0 1 2 3 4 5 6 7 8 9
-/// calls                   a b c . . d e . . .
-/// .leading                a . . . . d . . . .
-/// .trailing               . . . c . . . . e .
-/// .firstPerDuration       a . . c . . d . . e
+/// interval = 3 ticks   0 1 2 3 4 5 6 7 8 9
+/// calls                a b c . . d e . . .
+/// .leading             a . . . . d . . . .
+/// .trailing            . . . c . . . . e .
+/// .firstPerDuration    a . . c . . d . . e
 /// ```
 ///
 /// ```swift
-/// // On the main actor: a button that cannot fire twice within a second.
-/// let submit = Throttler(interval: .seconds(1)) { [weak self] in self?.submitOrder() }
+/// // On the main actor: a button that cannot fire twice
+/// // within a second.
+/// let submit = Throttler(interval: .seconds(1)) {
+///   [weak self] in self?.submitOrder()
+/// }
 /// submit()
 ///
-/// // On a queue of your own, with a value: progress that reaches the server at most every 500 ms.
-/// let report = Throttler<Double>(interval: .milliseconds(500), mode: .firstPerDuration, queue: uploads) {
-///   progress in client.send(progress)
+/// // An async action: no second order while one is in flight.
+/// let send = Throttler(interval: .seconds(1), overlap: .dropNew) {
+///   await api.send()
 /// }
-/// report(0.42)
+///
+/// // Count taps per window, on a serial queue of your own.
+/// let taps = Throttler<Int>(
+///   interval: .milliseconds(300), mode: .trailing, queue: work,
+///   reducing: { $0 += $1 }
+/// ) { count in print("\(count) taps") }
 /// ```
 ///
-/// Every method is safe to call from any thread at once, and from inside the action. Call ``invalidate()`` on
-/// teardown; deallocating the throttler does the same. Timers hold the throttler weakly, so it never keeps
-/// itself alive.
-public final class Throttler<Value: Sendable>: Sendable {
+/// A synchronous action runs on the throttler's queue, or on the main actor; an async action runs where a
+/// `Task { }` written at the same place would, its runs never overlapping (see ``Overlap``). Runs start in the
+/// order the rules decided them (on a concurrent queue such as `.global()`, they may still run side by side).
+/// Call ``invalidate()`` on teardown; deallocating the throttler does the same. Timers hold the throttler weakly,
+/// so it never keeps itself alive.
+public final class Throttler<Value: Sendable>: RateLimiter {
   /// The minimum time between runs (T). `.zero` runs every call, in order, with its own value.
   public var interval: Duration { engine.withState { $0.pointee.rule.interval } }
   /// The rule that decides which calls run and when.
@@ -38,40 +47,94 @@ public final class Throttler<Value: Sendable>: Sendable {
   // same, every mutable byte guarded by its own mutex (see `Engine`). The reference itself never changes.
   @usableFromInline nonisolated(unsafe) let engine: Engine<ThrottleRule<Value>>
 
+  /// Every public initializer ends here.
+  init(
+    interval: Duration, mode: ThrottleMode, clock: some RateLimitClock, reducing: Reducer<Value>?,
+    target: ActionTarget<Value>
+  ) {
+    requireNonNegative(interval, "interval", of: "Throttler")
+    engine = Engine.make(
+      rule: ThrottleRule(mode: mode, interval: interval, reduce: reducing), clock: clock, target: target,
+      reduce: reducing)
+  }
+
   /// Creates a throttler that runs `action` on `queue`.
   ///
   /// - Parameters:
   ///   - interval: T, the minimum time between runs. Must not be negative: a negative interval traps with a
-  ///     message naming it.
+  ///     message naming it. A huge one saturates: "not again".
   ///   - mode: Which calls run and when; ``ThrottleMode/leading`` by default.
-  ///   - queue: Where `action` runs.
+  ///   - queue: Where `action` runs. A serial queue sees runs in the order they were decided.
   ///   - clock: Time source and timer; the real ``DispatchClock`` by default, a ``ManualClock`` in tests.
+  ///   - reducing: How a call's value joins the held one where the mode holds a value (`.trailing`, and
+  ///     `.firstPerDuration` inside a window): `reducing(&held, value)`, in place, so a run delivers every value
+  ///     called since the previous run, combined in call order. `nil` (the default): the latest value wins.
+  ///     `.leading` holds nothing, so `reducing` changes nothing there. It runs under the throttler's lock: keep
+  ///     it quick, and do not call the throttler from it.
   ///   - action: The closure to throttle. Released by ``invalidate()`` or when the throttler is deallocated.
-  public init(
+  public convenience init(
     interval: Duration, mode: ThrottleMode = .leading, queue: DispatchQueue,
-    clock: some RateLimitClock = .dispatch, action: @escaping @Sendable (Value) -> Void
+    clock: some RateLimitClock = .dispatch, reducing: (@Sendable (inout Value, Value) -> Void)? = nil,
+    action: @escaping @Sendable (Value) -> Void
   ) {
-    requireNonNegative(interval, "interval", of: "Throttler")
-    self.engine = Engine.make(
-      rule: ThrottleRule(mode: mode, interval: interval), clock: clock, queue: queue, action: action)
+    self.init(interval: interval, mode: mode, clock: clock, reducing: reducing, target: .queue(queue, action))
   }
 
   /// Creates a throttler that runs `action` on the main queue, isolated to the main actor.
   ///
   /// - Parameters:
-  ///   - interval: T, the minimum time between runs. Must not be negative: a negative interval traps with a
-  ///     message naming it.
+  ///   - interval: T, the minimum time between runs; must not be negative.
   ///   - mode: Which calls run and when; ``ThrottleMode/leading`` by default.
   ///   - clock: Time source and timer; the real ``DispatchClock`` by default. With a ``ManualClock``, the action
   ///     runs inline when the clock is advanced from the main actor, and on the main queue (`advance` waiting for
   ///     it) when advanced from another thread.
+  ///   - reducing: How a call's value joins the held one; `nil`: the latest wins. See
+  ///     ``init(interval:mode:queue:clock:reducing:action:)``.
   ///   - action: The closure to throttle, run on the main actor.
   public convenience init(
-    interval: Duration, mode: ThrottleMode = .leading,
-    clock: some RateLimitClock = .dispatch, action: @escaping @MainActor (Value) -> Void
+    interval: Duration, mode: ThrottleMode = .leading, clock: some RateLimitClock = .dispatch,
+    reducing: (@Sendable (inout Value, Value) -> Void)? = nil, action: @escaping @MainActor (Value) -> Void
   ) {
     self.init(
-      interval: interval, mode: mode, queue: .main, clock: clock, action: MainActorAction.wrap(action, clock: clock))
+      interval: interval, mode: mode, clock: clock, reducing: reducing,
+      target: .mainActor(action, clock: clock))
+  }
+
+  /// Creates a throttler of an async action: each run starts as a task, subject to `overlap`.
+  ///
+  /// The action runs where a `Task { }` written at the same place would: on the main actor inside a
+  /// `@MainActor` type, on an actor inside its methods, on the global executor in nonisolated code, or where the
+  /// closure says (`{ @MainActor value in … }`).
+  ///
+  /// ```swift
+  /// @MainActor final class OrderModel {
+  ///   private var submit: Throttler<Void>?
+  ///   init(api: some OrderAPI) {
+  ///     submit = Throttler(
+  ///       interval: .seconds(1), overlap: .dropNew
+  ///     ) { await api.send() }
+  ///   }
+  ///   func tapped() { submit?() }
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - interval: T, the minimum time between runs; must not be negative.
+  ///   - mode: Which calls run and when; ``ThrottleMode/leading`` by default.
+  ///   - overlap: What a run does when the previous run has not returned. No default: it depends on the work.
+  ///   - clock: Time source and timer; the real ``DispatchClock`` by default. With a ``ManualClock``, a run due
+  ///     during `advance` is started (its task created) during that advance: `await` ``waitUntilIdle()`` next.
+  ///   - reducing: How a call's value joins the held one, and a due run's value joins the waiting run's; `nil`:
+  ///     the latest wins.
+  ///   - action: The async closure to throttle.
+  public convenience init(
+    interval: Duration, mode: ThrottleMode = .leading, overlap: Overlap, clock: some RateLimitClock = .dispatch,
+    reducing: (@Sendable (inout Value, Value) -> Void)? = nil,
+    @_inheritActorContext action: @escaping @isolated(any) @Sendable (Value) async -> Void
+  ) {
+    self.init(
+      interval: interval, mode: mode, clock: clock, reducing: reducing,
+      target: .tasks(overlap, AsyncAction(action)))
   }
 
   deinit {
@@ -80,44 +143,32 @@ public final class Throttler<Value: Sendable>: Sendable {
 
   /// Reports an event with `value`; the mode decides whether and when the action runs with it.
   ///
-  /// Never runs the action synchronously: a run is handed to the queue.
-  ///
-  /// - Parameter value: The value the action receives if this call runs (or is the latest when a held value
-  ///   runs).
-  /// - Complexity: O(1): one lock, one clock read; no allocation while a call only replaces a held value or is
-  ///   dropped.
+  /// - Parameter value: The value the action receives if this call runs, or the latest (or, with `reducing`,
+  ///   part of the combined value) when a held value runs.
+  /// - Complexity: O(1): one lock, one clock read; no allocation and no timer while a call only replaces a held
+  ///   value or is dropped.
   @inlinable
   public func call(_ value: Value) {
     engine.call(value)
   }
 
-  /// Same as ``call(_:)``, so the throttler can be called like a function: `throttler(value)`.
+  /// Runs held-back work now: if a value is held, hands it over at once (it starts even if ``invalidate()``
+  /// follows) and goes on as if that run had happened at its deadline: ``ThrottleMode/firstPerDuration`` opens
+  /// a new window of T from now, ``ThrottleMode/trailing`` is idle.
   ///
-  /// - Parameter value: The value the action receives if this call runs.
-  /// - Complexity: O(1).
-  @inlinable
-  public func callAsFunction(_ value: Value) {
-    engine.call(value)
-  }
-
-  /// Runs held-back work now: if a value is held, hands it to the queue at once (it runs even if
-  /// ``invalidate()`` follows) and goes on as if that run had happened at its deadline.
-  ///
-  /// ``ThrottleMode/firstPerDuration`` opens a new window of T from now; ``ThrottleMode/trailing`` is idle, so
-  /// the next call opens a new window. With nothing held, does nothing.
-  public func flush() {
+  /// - Returns: `true` if a held value was handed over, `false` if nothing was held.
+  @discardableResult
+  public func flush() -> Bool {
     engine.flush()
   }
 
-  /// Drops the held value and all timing state; the next call behaves like the very first. The throttler stays
-  /// usable. A run already handed to the queue is not stopped.
+  /// Drops the held value and all timing state; the next call behaves like the very first. A run already handed
+  /// to the queue is not stopped; a running async run's task is cancelled and a waiting one dropped.
   public func cancel() {
     engine.cancel()
   }
 
-  /// Drops everything for good: from its return on, no run starts (held, scheduled, or handed to the queue but
-  /// not yet started), the action and its captures are released, and later calls are ignored. A run already
-  /// executing finishes; a flushed run still runs. Idempotent.
+  /// Drops everything for good; see ``RateLimiter/invalidate()``.
   public func invalidate() {
     engine.invalidate()
   }
@@ -125,6 +176,16 @@ public final class Throttler<Value: Sendable>: Sendable {
   /// Whether a value is held back waiting for its deadline (``ThrottleMode/leading`` never holds one).
   public var isPending: Bool {
     engine.isPending
+  }
+
+  /// Whether a run was handed over and its action has not returned; see ``RateLimiter/isRunning``.
+  public var isRunning: Bool {
+    engine.isRunning
+  }
+
+  /// Returns once ``isRunning`` is false; see ``RateLimiter/waitUntilIdle()``.
+  public func waitUntilIdle() async {
+    await engine.waitUntilIdle()
   }
 }
 
@@ -141,13 +202,15 @@ extension Throttler where Value == Void {
     interval: Duration, mode: ThrottleMode = .leading, queue: DispatchQueue,
     clock: some RateLimitClock = .dispatch, action: @escaping @Sendable () -> Void
   ) {
-    self.init(interval: interval, mode: mode, queue: queue, clock: clock, action: { (_: Void) in action() })
+    self.init(interval: interval, mode: mode, clock: clock, reducing: nil, target: .queue(queue) { action() })
   }
 
   /// Creates a throttler of a closure without a value, run on the main actor.
   ///
   /// ```swift
-  /// let reload = Throttler(interval: .milliseconds(300)) { [weak self] in self?.tableView.reloadData() }
+  /// let reload = Throttler(interval: .milliseconds(300)) {
+  ///   [weak self] in self?.tableView.reloadData()
+  /// }
   /// ```
   ///
   /// - Parameters:
@@ -159,22 +222,25 @@ extension Throttler where Value == Void {
     interval: Duration, mode: ThrottleMode = .leading,
     clock: some RateLimitClock = .dispatch, action: @escaping @MainActor () -> Void
   ) {
-    self.init(interval: interval, mode: mode, clock: clock, action: { @MainActor (_: Void) in action() })
+    self.init(
+      interval: interval, mode: mode, clock: clock, reducing: nil,
+      target: .mainActor({ @MainActor (_: Void) in action() }, clock: clock))
   }
 
-  /// Reports an event; the mode decides whether and when the action runs.
+  /// Creates a throttler of an async closure without a value; see
+  /// ``init(interval:mode:overlap:clock:reducing:action:)``.
   ///
-  /// - Complexity: O(1).
-  @inlinable
-  public func call() {
-    engine.call(())
-  }
-
-  /// Same as ``call()``: `throttler()`.
-  ///
-  /// - Complexity: O(1).
-  @inlinable
-  public func callAsFunction() {
-    engine.call(())
+  /// - Parameters:
+  ///   - interval: T, the minimum time between runs; must not be negative.
+  ///   - mode: Which calls run and when; ``ThrottleMode/leading`` by default.
+  ///   - overlap: What a run does when the previous run has not returned.
+  ///   - clock: Time source and timer; the real ``DispatchClock`` by default.
+  ///   - action: The async closure to throttle, run where a `Task { }` written here would run.
+  public convenience init(
+    interval: Duration, mode: ThrottleMode = .leading, overlap: Overlap, clock: some RateLimitClock = .dispatch,
+    @_inheritActorContext action: @escaping @isolated(any) @Sendable () async -> Void
+  ) {
+    self.init(
+      interval: interval, mode: mode, clock: clock, reducing: nil, target: .tasks(overlap, AsyncAction(action)))
   }
 }

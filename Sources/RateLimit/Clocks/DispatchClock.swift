@@ -23,12 +23,17 @@ public struct DispatchClock: RateLimitClock {
 
   /// Hands `work` to `queue` at `deadline`: with `async` if it has passed, else with `asyncAfter`.
   ///
+  /// A deadline beyond what `DispatchTime` can represent (some 584 years of uptime, say `now` plus
+  /// `.seconds(Int64.max)`) is never reached: `work` is dropped rather than handed to a timer that would keep it
+  /// for ever.
+  ///
   /// - Parameters:
   ///   - deadline: Uptime at which `work` becomes due.
   ///   - queue: The queue `work` runs on.
   ///   - work: The work.
   public func schedule(at deadline: Duration, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
     let target = Self.uptimeNanoseconds(roundingUp: deadline)
+    if target == .max { return }
     if target <= DispatchTime.now().uptimeNanoseconds {
       queue.async(execute: work)
     } else {
@@ -37,15 +42,19 @@ public struct DispatchClock: RateLimitClock {
   }
 
   /// `duration` in whole nanoseconds, rounded up and clamped to `0...UInt64.max`.
+  ///
+  /// Works on `Duration`'s 128-bit count of attoseconds directly: `components` would trap on a duration whose
+  /// seconds do not fit in an `Int64`, which `now + .seconds(Int64.max)` saturated to does not.
   static func uptimeNanoseconds(roundingUp duration: Duration) -> UInt64 {
-    let (seconds, attoseconds) = duration.components
-    guard seconds >= 0 else { return 0 }
-    let (wholeNanoseconds, remainder) = attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
-    let nanoseconds = UInt64(wholeNanoseconds) + (remainder > 0 ? 1 : 0)
-    let (scaled, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
-    guard !overflow else { return .max }
-    let (sum, sumOverflow) = scaled.addingReportingOverflow(nanoseconds)
-    return sumOverflow ? .max : sum
+    let high = duration._high
+    let low = duration._low
+    guard high >= 0 else { return 0 }
+    let attosecondsPerNanosecond: UInt64 = 1_000_000_000
+    // The quotient fits in 64 bits exactly when the high word is below the divisor.
+    guard UInt64(high) < attosecondsPerNanosecond else { return .max }
+    let (quotient, remainder) = attosecondsPerNanosecond.dividingFullWidth((UInt64(high), low))
+    let (rounded, overflow) = quotient.addingReportingOverflow(remainder > 0 ? 1 : 0)
+    return overflow ? .max : rounded
   }
 }
 

@@ -40,6 +40,9 @@ public final class ManualClock: RateLimitClock, @unchecked Sendable {
   private let lock = Lock()
   /// Guarded by `lock`.
   private var current: Duration = .zero
+  /// Guarded by `lock`. The furthest instant any advance has asked for: `advance(by:)` counts from here, so
+  /// that advances from several threads add up (two of 1 ns each move time by 2 ns, whatever their overlap).
+  private var horizon: Duration = .zero
   /// Guarded by `lock`. Unordered; the next item is found by a scan, which is plenty for tests.
   private var items: [Item] = []
   /// Guarded by `lock`.
@@ -79,21 +82,35 @@ public final class ManualClock: RateLimitClock, @unchecked Sendable {
     if duration < .zero {
       fatalError("ManualClock.advance(by:) needs a non-negative duration, got duration: \(duration)")
     }
-    advance(to: (Instant(now) + duration).duration)
+    // One lock section reads where time stands and claims the new horizon: atomic with other advances.
+    let target = lock.withLock {
+      horizon = (Instant(Swift.max(horizon, current)) + duration).duration
+      return horizon
+    }
+    runDue(by: target)
   }
 
   /// Moves time forward to `instant`, running everything due by then, in order.
   ///
   /// - Parameter instant: Where to stop; must not be earlier than ``now`` (an earlier one traps, naming both).
   public func advance(to instant: Duration) {
-    let start = now
-    if instant < start {
+    let start: Duration? = lock.withLock {
+      if instant < current { return current }
+      horizon = Swift.max(horizon, instant)
+      return nil
+    }
+    if let start {
       fatalError("ManualClock.advance(to:) cannot go back in time: instant: \(instant) is before now: \(start)")
     }
+    runDue(by: instant)
+  }
+
+  /// Runs everything due by `instant`, in order, then moves time there (unless another advance went further).
+  private func runDue(by instant: Duration) {
     while let item = takeNext(dueBy: instant) {
       item.work()
     }
-    lock.withLock { current = max(current, instant) }
+    lock.withLock { current = Swift.max(current, instant) }
   }
 
   /// Advances until nothing is scheduled, running everything in order; ``now`` ends at the last deadline run.

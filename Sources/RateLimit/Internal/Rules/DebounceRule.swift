@@ -5,8 +5,8 @@
 /// will never come ("no maxWait"). The stored properties are declared in the order that packs them tightest.
 @usableFromInline
 struct DebounceRule<Value: Sendable>: TimingRule {
-  /// The latest value not yet run (`.trailing` only).
-  @usableFromInline var held: Value?
+  /// The value not yet run (`.trailing` only): the latest, or every call's combined with `reducing`.
+  @usableFromInline var held: HeldValue<Value>
   @usableFromInline let mode: DebounceMode
   /// Whether a `maxWait` was given (a flag rather than an optional `Duration`: it packs beside `mode`).
   @usableFromInline let hasMaxWait: Bool
@@ -19,7 +19,8 @@ struct DebounceRule<Value: Sendable>: TimingRule {
   @usableFromInline var maxWaitEnd = Instant.distantFuture
 
   @usableFromInline
-  init(mode: DebounceMode, interval: Duration, maxWait: Duration?) {
+  init(mode: DebounceMode, interval: Duration, maxWait: Duration?, reduce: Reducer<Value>? = nil) {
+    self.held = HeldValue(reduce: reduce)
     self.mode = mode
     self.interval = interval
     self.hasMaxWait = maxWait != nil
@@ -39,7 +40,7 @@ struct DebounceRule<Value: Sendable>: TimingRule {
 
   @inlinable
   var deadline: Instant? {
-    guard held != nil else { return nil }
+    guard !held.isEmpty else { return nil }
     return min(quietEnd, maxWaitEnd)
   }
 
@@ -58,15 +59,14 @@ struct DebounceRule<Value: Sendable>: TimingRule {
     case .trailing:
       // The first call after idle is the maxWait anchor; the latest value is held.
       if isQuiet, let waitLimit { maxWaitEnd = now + waitLimit }
-      held = value
+      held.add(value)
       return nil
     }
   }
 
   @inlinable
   mutating func deadlineReached() -> Run<Value>? {
-    guard let value = held else { return nil }
-    held = nil
+    guard let value = held.take() else { return nil }
     let time = min(quietEnd, maxWaitEnd)
     if !(time < quietEnd) {
       // The quiet period ended: the burst is over.
@@ -81,7 +81,7 @@ struct DebounceRule<Value: Sendable>: TimingRule {
 
   @usableFromInline
   mutating func flushed(at now: Instant) -> Value? {
-    guard let value = held else { return nil }
+    guard let value = held.take() else { return nil }
     // As if the run had happened at its deadline: idle; the next call starts a new burst and anchor.
     cancelled()
     return value
@@ -89,7 +89,7 @@ struct DebounceRule<Value: Sendable>: TimingRule {
 
   @usableFromInline
   mutating func cancelled() {
-    held = nil
+    _ = held.take()
     quietEnd = .distantPast
     maxWaitEnd = .distantFuture
   }

@@ -8,21 +8,22 @@
 /// throttler's memory).
 @usableFromInline
 struct ThrottleRule<Value: Sendable>: TimingRule {
-  /// The latest value of a call that did not run at once.
-  @usableFromInline var held: Value?
+  /// The value of the calls that did not run at once: the latest, or all of them combined with `reducing`.
+  @usableFromInline var held: HeldValue<Value>
   @usableFromInline let mode: ThrottleMode
   @usableFromInline let interval: Duration
   /// See the type's comment.
   @usableFromInline var windowEnd = Instant.distantPast
 
   @usableFromInline
-  init(mode: ThrottleMode, interval: Duration) {
+  init(mode: ThrottleMode, interval: Duration, reduce: Reducer<Value>? = nil) {
     self.mode = mode
     self.interval = interval
+    self.held = HeldValue(reduce: reduce)
   }
 
   @inlinable
-  var deadline: Instant? { held == nil ? nil : windowEnd }
+  var deadline: Instant? { held.isEmpty ? nil : windowEnd }
 
   @inlinable
   mutating func called(at now: Instant, with value: Value) -> Value? {
@@ -33,14 +34,14 @@ struct ThrottleRule<Value: Sendable>: TimingRule {
       windowEnd = now + interval
       return value
     case .trailing:
-      // A call while idle opens [now, now + T); every call inside replaces the held value.
-      if held == nil { windowEnd = now + interval }
-      held = value
+      // A call while idle opens [now, now + T); every call inside replaces (or joins) the held value.
+      if held.isEmpty { windowEnd = now + interval }
+      held.add(value)
       return nil
     case .firstPerDuration:
       // Runs at once and opens a window when idle; held (latest wins) while a window is open.
       if now < windowEnd {
-        held = value
+        held.add(value)
         return nil
       }
       windowEnd = now + interval
@@ -50,8 +51,7 @@ struct ThrottleRule<Value: Sendable>: TimingRule {
 
   @inlinable
   mutating func deadlineReached() -> Run<Value>? {
-    guard let value = held else { return nil }
-    held = nil
+    guard let value = held.take() else { return nil }
     let end = windowEnd
     // firstPerDuration: the held value runs at the window's end and opens a new window from that run.
     if mode == .firstPerDuration { windowEnd = end + interval }
@@ -60,17 +60,16 @@ struct ThrottleRule<Value: Sendable>: TimingRule {
 
   @usableFromInline
   mutating func flushed(at now: Instant) -> Value? {
-    guard let value = held else { return nil }
-    held = nil
+    guard let value = held.take() else { return nil }
     // As if the run had happened at its deadline: firstPerDuration opens a new window from now,
-    // trailing is idle (held == nil).
+    // trailing is idle (nothing held).
     if mode == .firstPerDuration { windowEnd = now + interval }
     return value
   }
 
   @usableFromInline
   mutating func cancelled() {
-    held = nil
+    _ = held.take()
     windowEnd = .distantPast
   }
 

@@ -1,0 +1,96 @@
+/// The overlap policy of an async action as a pure state machine: which run is running, which one waits, and
+/// what a run that comes due meanwhile does. No locks, no tasks: ``Engine`` asks it under its lock and carries
+/// out the answer (start a task, cancel one).
+///
+/// ```
+/// runs due         a . b . c . . . . .          a's action takes 5 ticks
+/// waitForPrevious  a . . . . c . . . .          b waits; c replaces it; c starts when a returns
+/// cancelPrevious   a . . . . c . . . .          the same, and a is cancelled at b (and again at c)
+/// dropNew          a . . . . . . . . .          b and c are dropped
+/// ```
+///
+/// At most one run waits; a run that comes due while another waits replaces it, or with a reducer is combined
+/// into it. Runs never overlap: the next one starts only when the running one has returned.
+@usableFromInline
+struct OverlapSlot<Value: Sendable>: Sendable {
+  /// What a run that comes due does.
+  @usableFromInline
+  enum Decision: Sendable {
+    /// Nothing is running: start it now.
+    case start(HandedRun<Value>)
+    /// It waits for the running run to return (replacing or joining a waiting one).
+    case wait
+    /// It is dropped (`.dropNew`).
+    case drop
+  }
+
+  @usableFromInline let overlap: Overlap
+  /// A run was started and its action has not returned.
+  @usableFromInline private(set) var isRunning = false
+  /// The running run was made by `flush()`: `invalidate()` does not cancel it.
+  @usableFromInline private(set) var runningIsFlushed = false
+  /// The run waiting for the running one to return.
+  @usableFromInline private(set) var waiting: HeldValue<Value>
+  /// The waiting run holds a flushed value: `invalidate()` keeps it.
+  @usableFromInline private(set) var waitingIsFlushed = false
+
+  @usableFromInline
+  init(overlap: Overlap, reduce: Reducer<Value>?) {
+    self.overlap = overlap
+    self.waiting = HeldValue(reduce: reduce)
+  }
+
+  /// Whether a run is running or waiting: the async part of `isRunning`.
+  @inlinable var isBusy: Bool { isRunning }
+
+  /// Whether a flushed run waits (so the action must be kept for it after `invalidate()`).
+  @inlinable var hasFlushedWaiting: Bool { waitingIsFlushed && !waiting.isEmpty }
+
+  /// `run` comes due. Returns what it does, and whether the running run's task is to be cancelled.
+  @usableFromInline
+  mutating func due(_ run: HandedRun<Value>) -> (Decision, cancelRunning: Bool) {
+    guard isRunning else {
+      isRunning = true
+      runningIsFlushed = run.isFlushed
+      return (.start(run), false)
+    }
+    switch overlap {
+    case .dropNew:
+      return (.drop, false)
+    case .waitForPrevious, .cancelPrevious:
+      waiting.add(run.value)
+      // A flushed value stays delivered even if a newer run joins or replaces it: nothing is lost.
+      waitingIsFlushed = waitingIsFlushed || run.isFlushed
+      return (.wait, overlap == .cancelPrevious)
+    }
+  }
+
+  /// The running run's action returned. Returns the waiting run, which starts now, if there is one.
+  @usableFromInline
+  mutating func runReturned() -> HandedRun<Value>? {
+    guard let value = waiting.take() else {
+      isRunning = false
+      runningIsFlushed = false
+      return nil
+    }
+    runningIsFlushed = waitingIsFlushed
+    waitingIsFlushed = false
+    return HandedRun(value: value, isFlushed: runningIsFlushed)
+  }
+
+  /// `cancel()`: the waiting run is dropped. Returns whether the running run's task is to be cancelled.
+  @usableFromInline
+  mutating func cancelled() -> Bool {
+    _ = waiting.take()
+    waitingIsFlushed = false
+    return isRunning
+  }
+
+  /// `invalidate()`: a waiting run is dropped unless it is flushed. Returns whether the running run's task is to
+  /// be cancelled: yes, unless it is a flushed run.
+  @usableFromInline
+  mutating func invalidated() -> Bool {
+    if !waitingIsFlushed { _ = waiting.take() }
+    return isRunning && !runningIsFlushed
+  }
+}

@@ -1,0 +1,37 @@
+/// Synchronous actions: runs handed to the action's queue, started in the order the rules decided them.
+///
+/// Every run the rules decide joins ``EngineState/handed`` under the lock, and one delivery block per run is
+/// handed to the clock. A block that reaches the queue starts the run at the *head* of that queue, not a value
+/// of its own: whether a block waited behind a slow action, or the thread that decided its run was preempted
+/// before scheduling it, or a custom clock was slow, no run can start before one decided earlier. On a serial
+/// queue the action therefore sees runs in decision order, and a trailing mode's last run carries the last
+/// call's value.
+///
+/// `invalidate()` exactness: the check that the engine is still valid and the start of the action are one lock
+/// section apart, with no timer, hop or other lock in between.
+extension Engine {
+  /// Hands one delivery block per run to the clock, each due at its run's time.
+  func scheduleDeliveries(_ deliveries: (Instant?, Instant?, Instant?)) {
+    let (clock, queue) = withState { ($0.pointee.scheduler, $0.pointee.queue) }
+    let engine = EngineReference(self)
+    func schedule(_ time: Instant?) {
+      guard let time else { return }
+      clock.schedule(at: time.duration, on: queue) { engine.object.deliverNext() }
+    }
+    schedule(deliveries.0)
+    schedule(deliveries.1)
+    schedule(deliveries.2)
+  }
+
+  /// A delivery block reached the queue: starts the run at the head, if the engine is still valid (or the run
+  /// was flushed), then records that it returned.
+  func deliverNext() {
+    guard let (value, action) = withState({ $0.pointee.startNextHanded() }) else { return }
+    action(value)
+    let waiters = withState { state in
+      state.pointee.executing -= 1
+      return state.pointee.idleWaitersIfIdle()
+    }
+    waiters.resumeAll()
+  }
+}

@@ -1,0 +1,46 @@
+/// Async actions: runs started as tasks, under the overlap policy (``OverlapSlot``).
+///
+/// A run starts as a task created under the lock (creating a task runs no user code: it is enqueued on the
+/// global executor). The task hops to the action's executor, checks there, as the last thing before the action,
+/// that the engine is still valid (or the run was flushed), and enters the action with no hop in between. When
+/// the action returns, the waiting run, if any, starts. Runs of one engine never overlap, so they start in the
+/// order the rules decided them, and a cancelled older run can never write after a newer one started.
+///
+/// A task holds the engine, its action and its value; never the façade.
+extension Engine {
+  /// Creates the task of `run`. Called under the lock.
+  func startTask(_ run: HandedRun<Value>, action: AsyncAction<Value>) -> Task<Void, Never> {
+    let engine = EngineReference(self)
+    let value = run.value
+    let isFlushed = run.isFlushed
+    return Task {
+      await engine.perform(on: action.isolation, action: action, value: value, isFlushed: isFlushed)
+    }
+  }
+
+  /// Whether a run may still start: the engine was not invalidated, or the run was flushed.
+  fileprivate func mayStart(isFlushed: Bool) -> Bool {
+    withState { isFlushed || $0.pointee.action != nil }
+  }
+
+  /// A run's action returned (or never started): the waiting run, if any, starts.
+  fileprivate func asyncRunReturned() {
+    let waiters = withState { state in
+      state.pointee.asyncRunReturned(engine: self)
+      return state.pointee.idleWaitersIfIdle()
+    }
+    waiters.resumeAll()
+  }
+}
+
+extension EngineReference {
+  /// Runs on the action's executor: the validity check, the action, then the hand-over to the next run.
+  fileprivate func perform(
+    on isolation: isolated (any Actor)?, action: AsyncAction<Rule.Value>, value: Rule.Value, isFlushed: Bool
+  ) async {
+    if object.mayStart(isFlushed: isFlushed) {
+      await action.body(value)
+    }
+    object.asyncRunReturned()
+  }
+}

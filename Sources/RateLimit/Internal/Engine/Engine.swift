@@ -1,0 +1,223 @@
+import Dispatch
+
+/// The shared machinery behind ``Throttler`` and ``Debouncer``, for synchronous and async actions alike: the
+/// lock, the timer, the entry points.
+///
+/// Decide under the lock, act outside it: every entry point takes the lock once, asks the pure ``TimingRule``
+/// what to do and records the runs it decides (``EngineState/decided(_:isFlushed:into:engine:)``), releases the
+/// lock, and only then talks to the clock or cancels a task. User code (the action, a custom clock, a task's
+/// cancellation handler) never runs while the lock is held, so the action may call back in from any thread.
+///
+/// Timers are lazy: at most one timer is *armed* (the one ``EngineState/armedDeadline`` names). When the rule's
+/// deadline moves later, the armed timer is kept; when it fires early it re-arms for the remainder. A new timer is
+/// scheduled only when the deadline moves *earlier* than the armed one (after `cancel()` or `flush()`), and the
+/// old one then fires as a no-op. Timers hold the engine weakly; deliveries and tasks, which are due at once,
+/// hold it until they have run, and nothing holds the façade.
+///
+/// How runs start is in `Engine+Queue.swift` (synchronous actions, in decision order) and `Engine+Tasks.swift`
+/// (async actions, under the overlap policy).
+///
+/// Memory: one allocation holds everything, the ``EngineState`` as the buffer's header and the mutex as its single
+/// tail element (an address that never moves, as pthreads requires).
+///
+/// Performance: the call path is `@inlinable` (and what it touches `@usableFromInline`, none of it public API), so
+/// it is specialized for the caller's `Value`; unspecialized generic code would look up type metadata on every
+/// call and cost some 20 times more. The state is reached through a pointer rather than through `var`
+/// properties, which would pay for a dynamic exclusivity check on every access: the lock already guarantees
+/// exclusivity.
+@usableFromInline
+final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mutex> {
+  // Thread-safe, though `ManagedBuffer` opts out of `Sendable` so the type cannot say so: the header is read and
+  // written only inside `withState`, which holds the mutex (even its immutable parts, so that ThreadSanitizer,
+  // which sees an access to the whole header, sees it ordered); the mutex itself is only touched through the
+  // pthread functions. ``EngineReference``, ``WeakEngine`` and the façades' `nonisolated(unsafe)` rely on this.
+
+  @usableFromInline typealias Value = Rule.Value
+
+  /// Creates an engine: `ManagedBuffer`'s factory, then the mutex initialized in place.
+  static func make(
+    rule: Rule, clock: some RateLimitClock, target: ActionTarget<Value>, reduce: Reducer<Value>?
+  ) -> Engine {
+    let box = clock is DispatchClock ? nil : ClockBox(clock)
+    let buffer = create(minimumCapacity: 1) { _ in
+      EngineState(rule: rule, clock: box, target: target, reduce: reduce)
+    }
+    let engine = unsafeDowncast(buffer, to: Engine.self)
+    engine.withUnsafeMutablePointerToElements { Lock.initialize($0) }
+    return engine
+  }
+
+  deinit {
+    // The header is destroyed by `ManagedBuffer`; the tail element is ours.
+    withUnsafeMutablePointerToElements { Lock.destroy($0) }
+  }
+
+  /// Runs `body` with the state, under the lock.
+  @inlinable
+  func withState<Result>(_ body: (UnsafeMutablePointer<EngineState<Rule>>) -> Result) -> Result {
+    withUnsafeMutablePointers { state, mutex in Lock.withLock(mutex) { body(state) } }
+  }
+
+  // MARK: Events
+
+  /// - Complexity: O(1); one lock, one clock read, no allocation unless a run or a new timer is due.
+  @inlinable
+  func call(_ value: Value) {
+    // Filled in under the lock, acted on after it; written in place rather than returned.
+    var handOff = HandOff()
+    var timer: Instant?
+    withState { state in
+      guard state.pointee.action != nil else { return }
+      let now = state.pointee.readClock()
+      if let run = state.pointee.settle(until: now) {
+        state.pointee.decided(run, isFlushed: false, into: &handOff, engine: self)
+      }
+      if let value = state.pointee.rule.called(at: now, with: value) {
+        state.pointee.decided(Run(value: value, time: now), isFlushed: false, into: &handOff, engine: self)
+      }
+      // A zero interval makes the value just held due at once.
+      if let run = state.pointee.settle(until: now) {
+        state.pointee.decided(run, isFlushed: false, into: &handOff, engine: self)
+      }
+      timer = state.pointee.timerToArm()
+    }
+    if !handOff.isEmpty { carryOut(handOff) }
+    if let timer { arm(timer) }
+  }
+
+  func flush() -> Bool {
+    var handOff = HandOff()
+    let flushed = withState { state in
+      guard state.pointee.action != nil else { return false }
+      let now = state.pointee.readClock()
+      if let run = state.pointee.settle(until: now) {
+        state.pointee.decided(run, isFlushed: false, into: &handOff, engine: self)
+      }
+      guard let value = state.pointee.rule.flushed(at: now) else { return false }
+      // A flushed run starts even if `invalidate()` follows.
+      state.pointee.decided(Run(value: value, time: now), isFlushed: true, into: &handOff, engine: self)
+      return true
+    }
+    carryOut(handOff)
+    return flushed
+  }
+
+  func cancel() {
+    var handOff = HandOff()
+    withState { state in
+      guard state.pointee.action != nil else { return }
+      // Work due at this instant runs before the cancel (it can only be overdue with a late real timer).
+      if let run = state.pointee.settle(until: state.pointee.readClock()) {
+        state.pointee.decided(run, isFlushed: false, into: &handOff, engine: self)
+      }
+      state.pointee.cancel(into: &handOff)
+    }
+    carryOut(handOff)
+  }
+
+  func invalidate() {
+    var handOff = HandOff()
+    let (released, waiters) = withState { state in
+      (state.pointee.invalidate(into: &handOff), state.pointee.idleWaitersIfIdle())
+    }
+    carryOut(handOff)
+    waiters.resumeAll()
+    // The action, and everything it captured, is released here, outside the lock: a capture's `deinit` may
+    // call back into this object.
+    _ = released
+  }
+
+  var isPending: Bool {
+    withState { $0.pointee.action != nil && $0.pointee.rule.isPending }
+  }
+
+  var isRunning: Bool {
+    withState { !$0.pointee.isIdle }
+  }
+
+  /// Returns once nothing is handed over, waiting or running; at once if the calling task is cancelled.
+  func waitUntilIdle() async {
+    let engine = EngineReference(self)
+    let id: UInt64? = withState { $0.pointee.isIdle ? nil : $0.pointee.idleWaiters.nextID() }
+    guard let id else { return }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: IdleWaiters.Continuation) in
+        let isDone = engine.object.withState { state in
+          if state.pointee.isIdle || Task.isCancelled { return true }
+          state.pointee.idleWaiters.add(id, continuation)
+          return false
+        }
+        if isDone { continuation.resume() }
+      }
+    } onCancel: {
+      engine.object.withState { $0.pointee.idleWaiters.remove(id) }?.resume()
+    }
+  }
+
+  // MARK: Outside the lock
+
+  /// The armed timer fired: settles what is due and re-arms for the rest.
+  fileprivate func timerFired(_ deadline: Instant) {
+    var handOff = HandOff()
+    let (timer, isOnQueue): (Instant?, Bool) = withState { state in
+      guard state.pointee.action != nil, state.pointee.armedDeadline == deadline else { return (nil, false) }
+      state.pointee.armedDeadline = .distantFuture
+      // If the deadline moved later since this timer was armed, nothing is due and the timer is re-armed for
+      // the remainder.
+      if let run = state.pointee.settle(until: state.pointee.readClock()) {
+        state.pointee.decided(run, isFlushed: false, into: &handOff, engine: self)
+      }
+      // DispatchClock runs this timer on the queue of a synchronous action.
+      return (state.pointee.timerToArm(), state.pointee.clock == nil && state.pointee.slot == nil)
+    }
+    if let timer { arm(timer) }
+    if isOnQueue, handOff.deliveries.0 != nil {
+      // This block is on the queue already: it is the delivery of the run it decided (it starts the run at the
+      // head, as every delivery does), rather than one more hop through the queue.
+      handOff.deliveries.0 = nil
+      deliverNext()
+    } else {
+      carryOut(handOff)
+    }
+  }
+
+  /// Arms a timer for `deadline`, holding the engine weakly.
+  @usableFromInline
+  func arm(_ deadline: Instant) {
+    let (clock, queue) = withState { ($0.pointee.scheduler, $0.pointee.queue) }
+    let engine = WeakEngine(self)
+    clock.schedule(at: deadline.duration, on: queue) { engine.object?.timerFired(deadline) }
+  }
+
+  /// Does what an event left to do once the lock is released: cancels a task, hands deliveries to the clock.
+  @usableFromInline
+  func carryOut(_ handOff: HandOff) {
+    handOff.taskToCancel?.cancel()
+    if handOff.deliveries.0 != nil { scheduleDeliveries(handOff.deliveries) }
+  }
+}
+
+/// A reference to an ``Engine`` that `@Sendable` closures may capture: what deliveries and tasks hold.
+@usableFromInline
+struct EngineReference<Rule: TimingRule>: @unchecked Sendable {
+  // @unchecked Sendable: an Engine is thread-safe (see its comment); a reference to one may be shared.
+  @usableFromInline let object: Engine<Rule>
+
+  @usableFromInline
+  init(_ object: Engine<Rule>) {
+    self.object = object
+  }
+}
+
+/// A weak reference to an ``Engine`` that `@Sendable` closures may capture: what timers hold, so that the clock
+/// never keeps an engine alive.
+@usableFromInline
+struct WeakEngine<Rule: TimingRule>: @unchecked Sendable {
+  // @unchecked Sendable: an Engine is thread-safe (see its comment); a weak reference to one may be shared.
+  @usableFromInline weak var object: Engine<Rule>?
+
+  @usableFromInline
+  init(_ object: Engine<Rule>) {
+    self.object = object
+  }
+}

@@ -1,0 +1,202 @@
+public import Dispatch
+
+/// What one event leaves to do once the lock is released: deliveries to hand to the clock, a task to cancel.
+/// Filled in place under the lock; a call that only replaces a held value or is dropped leaves it empty.
+@usableFromInline
+struct HandOff: Sendable {
+  /// When each run handed to a synchronous action's queue is due; one event decides at most three runs (an
+  /// overdue held value, the call's own value, and, with a zero interval, the value it just made due).
+  @usableFromInline var deliveries: (Instant?, Instant?, Instant?) = (nil, nil, nil)
+  /// The running task that the overlap policy, `cancel()` or `invalidate()` cancels.
+  @usableFromInline var taskToCancel: Task<Void, Never>?
+
+  @inlinable
+  init() {}
+
+  /// Whether there is nothing to do.
+  @inlinable var isEmpty: Bool { deliveries.0 == nil && taskToCancel == nil }
+
+  /// Adds a delivery due at `time`.
+  @usableFromInline
+  mutating func deliver(at time: Instant) {
+    if deliveries.0 == nil {
+      deliveries.0 = time
+    } else if deliveries.1 == nil {
+      deliveries.1 = time
+    } else {
+      precondition(deliveries.2 == nil, "one event decided more than three runs")
+      deliveries.2 = time
+    }
+  }
+}
+
+/// Everything an ``Engine`` holds: immutable settings first, then what its lock guards. Every function here is
+/// called with the lock held; none of them runs user code.
+@usableFromInline
+struct EngineState<Rule: TimingRule>: Sendable {
+  @usableFromInline typealias Value = Rule.Value
+
+  /// The clock, or `nil` for ``DispatchClock``, whose time the call path reads directly. Immutable.
+  @usableFromInline let clock: ClockBox?
+  /// Where synchronous runs, and every timer, are handed. Immutable.
+  @usableFromInline let queue: DispatchQueue
+  /// The timing rule and its state.
+  @usableFromInline var rule: Rule
+  /// The user's action; `nil` once invalidated: nothing starts any more, but flushed runs.
+  @usableFromInline var action: Action<Value>?
+  /// After `invalidate()`, the action kept for flushed runs that have not started yet; `nil` otherwise.
+  @usableFromInline var actionForFlushedRuns: Action<Value>?
+  /// Synchronous actions: runs handed to the queue and not started, in the order they were decided.
+  @usableFromInline var handed = RunQueue<Value>()
+  /// Synchronous actions: runs whose action is executing (more than one only on a concurrent queue).
+  @usableFromInline var executing = 0
+  /// Async actions: the overlap policy's state (running, waiting); `nil` for a synchronous action.
+  @usableFromInline var slot: OverlapSlot<Value>?
+  /// Async actions: the running run's task, to cancel.
+  @usableFromInline var task: Task<Void, Never>?
+  /// The deadline of the timer the engine relies on, ``Instant/distantFuture`` if none. The deadline is also the
+  /// timer's identity: a timer that fires finds out whether it is still the one relied on by comparing its
+  /// deadline. (A stale timer with the same deadline as the armed one fires at the same instant, so acting on
+  /// it is the same.)
+  @usableFromInline var armedDeadline = Instant.distantFuture
+  /// The latest reading of the clock, to notice a clock that goes backwards.
+  @usableFromInline var latestReading = Instant.distantPast
+  /// Tasks waiting in `waitUntilIdle()`.
+  @usableFromInline var idleWaiters = IdleWaiters()
+
+  init(rule: Rule, clock: ClockBox?, target: ActionTarget<Value>, reduce: Reducer<Value>?) {
+    self.rule = rule
+    self.clock = clock
+    self.queue = target.queue
+    self.action = target.action
+    self.slot = target.overlap.map { OverlapSlot(overlap: $0, reduce: reduce) }
+  }
+
+  /// The clock to schedule work with.
+  var scheduler: any RateLimitClock { clock?.clock ?? DispatchClock() }
+
+  /// Whether no run is handed over, waiting, or executing: what `waitUntilIdle()` waits for.
+  @usableFromInline var isIdle: Bool { handed.isEmpty && executing == 0 && slot?.isBusy != true }
+
+  // MARK: Time
+
+  /// `now`, read from the clock, as the rule may see it: never earlier than the previous reading.
+  ///
+  /// A clock whose `now` goes back (a custom one; ``DispatchClock`` and ``ManualClock`` never do) counts the step
+  /// as no time passing: the rule's instants move back with the clock and the timer is re-armed, so a limiter
+  /// neither crashes nor waits for the clock to catch up with where it was.
+  @inlinable
+  mutating func readClock() -> Instant {
+    let reading =
+      if let clock { Instant(clock.clock.now) } else {
+        Instant(uptimeNanoseconds: DispatchTime.now().uptimeNanoseconds)
+      }
+    if reading < latestReading { clockWentBack(to: reading) }
+    latestReading = reading
+    return reading
+  }
+
+  @usableFromInline
+  mutating func clockWentBack(to reading: Instant) {
+    rule.clockWentBack(by: Instant.distance(from: reading, to: latestReading))
+    // The armed timer's deadline belongs to the old time line; schedule one for the new deadline.
+    armedDeadline = .distantFuture
+  }
+
+  /// The held value whose deadline has passed by `now`, if any: work due runs before anything else.
+  @inlinable
+  mutating func settle(until now: Instant) -> Run<Value>? {
+    guard let deadline = rule.deadline, deadline <= now else { return nil }
+    return rule.deadlineReached()
+  }
+
+  /// The deadline of the timer to schedule so that the rule's deadline is met, if the armed one does not do.
+  @inlinable
+  mutating func timerToArm() -> Instant? {
+    guard let deadline = rule.deadline else { return nil }
+    if armedDeadline <= deadline { return nil }
+    armedDeadline = deadline
+    return deadline
+  }
+
+  // MARK: Runs
+
+  /// The rules decided `run`: hand it over. A synchronous run joins the queue of handed runs (the caller
+  /// schedules its delivery); an async run goes to the overlap policy, which starts its task now (creating a
+  /// task runs no user code), lets it wait, or drops it.
+  @usableFromInline
+  mutating func decided(
+    _ run: Run<Value>, isFlushed: Bool, into handOff: inout HandOff, engine: Engine<Rule>
+  ) {
+    let handedRun = HandedRun(value: run.value, isFlushed: isFlushed)
+    guard slot != nil else {
+      handed.append(handedRun)
+      handOff.deliver(at: run.time)
+      return
+    }
+    let (decision, cancelRunning) = slot!.due(handedRun)
+    if cancelRunning { handOff.taskToCancel = task }
+    if case .start(let started) = decision { start(started, engine: engine) }
+  }
+
+  /// Starts `run`'s task with the action (kept for flushed runs after `invalidate()`).
+  mutating func start(_ run: HandedRun<Value>, engine: Engine<Rule>) {
+    guard case .async(let action)? = action ?? (run.isFlushed ? actionForFlushedRuns : nil) else {
+      preconditionFailure("an async run started without its action")
+    }
+    task = engine.startTask(run, action: action)
+  }
+
+  /// A synchronous delivery reached the queue: takes the run at the head (whichever block got here first), if
+  /// it may still start, with the action to run it.
+  mutating func startNextHanded() -> (Value, @Sendable (Value) -> Void)? {
+    guard let run = handed.popFirst() else { return nil }
+    let action = run.isFlushed ? (action ?? actionForFlushedRuns) : action
+    if handed.isEmpty { actionForFlushedRuns = nil }
+    guard case .sync(let body)? = action else { return nil }
+    executing += 1
+    return (run.value, body)
+  }
+
+  /// An async run returned: starts the waiting run, if any.
+  mutating func asyncRunReturned(engine: Engine<Rule>) {
+    task = nil
+    if let next = slot!.runReturned() { start(next, engine: engine) }
+    if slot?.hasFlushedWaiting != true { actionForFlushedRuns = nil }
+  }
+
+  /// `cancel()` after due work: forgets the held value and timing, drops a waiting run, cancels the running one.
+  mutating func cancel(into handOff: inout HandOff) {
+    rule.cancelled()
+    if slot?.cancelled() == true { handOff.taskToCancel = task }
+  }
+
+  /// `invalidate()`: nothing starts any more but flushed runs; returns the action, to release outside the lock.
+  mutating func invalidate(into handOff: inout HandOff) -> Action<Value>? {
+    rule.cancelled()
+    let released = action
+    action = nil
+    let keepsFlushed = handed.keepFlushed()
+    if slot?.invalidated() == true { handOff.taskToCancel = task }
+    if keepsFlushed || slot?.hasFlushedWaiting == true {
+      actionForFlushedRuns = actionForFlushedRuns ?? released
+    }
+    return released
+  }
+
+  /// Every waiter of `waitUntilIdle()` if nothing is running any more, to resume outside the lock.
+  mutating func idleWaitersIfIdle() -> [IdleWaiters.Continuation] {
+    isIdle ? idleWaiters.takeAll() : []
+  }
+}
+
+/// A clock other than ``DispatchClock``, kept behind one reference so that an engine spends 8 bytes on it rather
+/// than a 40-byte existential. ``DispatchClock``, the default, needs no box at all.
+@usableFromInline
+final class ClockBox: Sendable {
+  @usableFromInline let clock: any RateLimitClock
+
+  init(_ clock: any RateLimitClock) {
+    self.clock = clock
+  }
+}

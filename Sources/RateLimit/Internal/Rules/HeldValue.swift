@@ -1,0 +1,42 @@
+/// How a later call's value meets the one already held: `reducing(&held, value)`.
+@usableFromInline
+typealias Reducer<Value> = @Sendable (inout Value, Value) -> Void
+
+/// The value a rule holds back, and how a later call's value joins it: it replaces it, or, with a reducer,
+/// is combined into it in place (`reduce(&held, value)`, never a copy of the held value).
+///
+/// The first value held after idle, a run, a flush or a cancel is held as it is.
+@usableFromInline
+struct HeldValue<Value: Sendable>: Sendable {
+  /// What is held; `nil` when nothing is.
+  @usableFromInline var value: Value?
+  /// The user's `reducing` closure, or `nil` for "latest wins".
+  @usableFromInline let reduce: Reducer<Value>?
+
+  @usableFromInline
+  init(reduce: Reducer<Value>?) {
+    self.reduce = reduce
+  }
+
+  /// Whether a value is held.
+  @inlinable var isEmpty: Bool { value == nil }
+
+  /// Holds `newValue`: as it is when nothing is held, else replacing the held value or combined into it.
+  ///
+  /// - Complexity: O(1), plus what `reduce` costs; combining works on the held value in place.
+  @inlinable
+  mutating func add(_ newValue: Value) {
+    if let reduce, value != nil {
+      reduce(&value!, newValue)
+    } else {
+      value = newValue
+    }
+  }
+
+  /// Takes the held value out, leaving nothing held.
+  @inlinable
+  mutating func take() -> Value? {
+    defer { value = nil }
+    return value
+  }
+}
