@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import RateLimit
 import Testing
 
@@ -120,4 +121,59 @@ import Testing
     #expect(recorder.count <= 52)
     #expect(recorder.values.last == -1)
   }
+}
+
+/// Async limiters hammered from several threads while another thread invalidates: runs never overlap, no run
+/// starts twice, nothing starts after `invalidate()` (but at most the one whose start was under way), and the
+/// limiter goes idle. Runs under ThreadSanitizer in CI.
+@Suite struct AsyncConcurrencyTests {
+  @Test(arguments: Overlap.allCases)
+  func threadsCallingAnAsyncLimiterWhileItIsInvalidated(_ overlap: Overlap) async {
+    for round in 0..<20 {
+      let log = AsyncRunLog()
+      let limiter = Debouncer<Int>(
+        interval: .microseconds(50), maxWait: .microseconds(200), overlap: overlap, reducing: { $0 = max($0, $1) }
+      ) { value in
+        log.started(value)
+        await Task.yield()
+        log.returned()
+      }
+      onSeparateThreads(4) { thread in
+        for index in 0..<500 {
+          limiter(thread * 1_000 + index)
+          if thread == 3 && index == 250 + round {
+            limiter.invalidate()
+            log.markInvalidated()
+          }
+          if index % 50 == 0 { _ = limiter.isRunning }
+        }
+      }
+      await limiter.waitUntilIdle()
+      #expect(!limiter.isRunning)
+      #expect(!log.overlapped, "two runs at once")
+      #expect(log.lateStarts <= 1, "runs started after invalidate() returned")
+    }
+  }
+}
+
+/// What the runs of an async limiter did; locked.
+final class AsyncRunLog: @unchecked Sendable {
+  // @unchecked Sendable: every stored `var` is only touched inside `lock.withLock`.
+  private let lock = NSLock()
+  private var running = 0
+  private var sawOverlap = false
+  private var invalidated = false
+  private var late = 0
+
+  func started(_ value: Int) {
+    lock.withLock {
+      if running > 0 { sawOverlap = true }
+      running += 1
+      if invalidated { late += 1 }
+    }
+  }
+  func returned() { lock.withLock { running -= 1 } }
+  func markInvalidated() { lock.withLock { invalidated = true } }
+  var overlapped: Bool { lock.withLock { sawOverlap } }
+  var lateStarts: Int { lock.withLock { late } }
 }

@@ -80,10 +80,14 @@ final class EventLog: Sendable {
 
 // MARK: "Choosing a mode" and the README
 
-final class SearchModel {
+final class SearchFieldModel {
   let search: Debouncer<String>
   init(loader: Loader) {
-    search = Debouncer(interval: .milliseconds(250), queue: .global()) { loader.load($0) }
+    // A serial queue: searches run one at a time, in order.
+    let queue = DispatchQueue(label: "search")
+    search = Debouncer(interval: .milliseconds(250), queue: queue) {
+      loader.load($0)
+    }
   }
   func returnPressed() { search.flush() }
   func fieldCleared() { search.cancel() }
@@ -112,7 +116,9 @@ final class SearchModel {
   @Test func searchesTheLatestTextAfterAPause() {
     let clock = ManualClock()
     let searched = SearchLog()  // a small thread-safe log of (time, text)
-    let search = Debouncer<String>(interval: .milliseconds(250), queue: .global(), clock: clock) { text in
+    let search = Debouncer<String>(
+    interval: .milliseconds(250), queue: .main, clock: clock
+  ) { text in
       searched.append(text, at: clock.now)
     }
     search("s")
@@ -146,7 +152,7 @@ final class SearchModel {
 
   @Test func searchModelFlushesAndCancels() async {
     let loader = Loader()
-    let model = SearchModel(loader: loader)
+    let model = SearchFieldModel(loader: loader)
     model.search("sw")
     model.returnPressed()
     model.search("x")

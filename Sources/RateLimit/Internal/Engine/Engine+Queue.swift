@@ -26,8 +26,11 @@ extension Engine {
   /// A delivery block reached the queue: starts the run at the head, if the engine is still valid (or the run
   /// was flushed), then records that it returned.
   func deliverNext() {
-    guard let (value, action) = withState({ $0.pointee.startNextHanded() }) else { return }
-    action(value)
+    // Scoped so that the action is let go before `waitUntilIdle()` is told it returned.
+    do {
+      guard let (value, action) = withState({ $0.pointee.startNextHanded() }) else { return }
+      action(value)
+    }
     let waiters = withState { state in
       state.pointee.executing -= 1
       return state.pointee.idleWaitersIfIdle()

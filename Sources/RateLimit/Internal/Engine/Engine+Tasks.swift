@@ -11,10 +11,11 @@ extension Engine {
   /// Creates the task of `run`. Called under the lock.
   func startTask(_ run: HandedRun<Value>, action: AsyncAction<Value>) -> Task<Void, Never> {
     let engine = EngineReference(self)
-    let value = run.value
+    let box = TaskRun(action: action, value: run.value)
+    let isolation = action.isolation
     let isFlushed = run.isFlushed
     return Task {
-      await engine.perform(on: action.isolation, action: action, value: value, isFlushed: isFlushed)
+      await engine.perform(on: isolation, box, isFlushed: isFlushed)
     }
   }
 
@@ -35,12 +36,33 @@ extension Engine {
 
 extension EngineReference {
   /// Runs on the action's executor: the validity check, the action, then the hand-over to the next run.
-  fileprivate func perform(
-    on isolation: isolated (any Actor)?, action: AsyncAction<Rule.Value>, value: Rule.Value, isFlushed: Bool
-  ) async {
-    if object.mayStart(isFlushed: isFlushed) {
-      await action.body(value)
+  ///
+  /// The action and value are let go before the return is reported, so that whoever `waitUntilIdle()` wakes
+  /// finds them released (a task's own closure would keep them until the task ends).
+  fileprivate func perform(on isolation: isolated (any Actor)?, _ box: TaskRun<Rule.Value>, isFlushed: Bool) async {
+    do {
+      let (action, value) = box.take()
+      if object.mayStart(isFlushed: isFlushed) {
+        await action.body(value)
+      }
     }
     object.asyncRunReturned()
+  }
+}
+
+/// The action and value of one task, which the task takes out when it starts.
+final class TaskRun<Value: Sendable>: @unchecked Sendable {
+  // @unchecked Sendable: written once in `init`, then read and cleared by `take()`, only by the one task that
+  // holds the box, on one executor at a time.
+  private var contents: (AsyncAction<Value>, Value)?
+
+  init(action: AsyncAction<Value>, value: Value) {
+    contents = (action, value)
+  }
+
+  /// The action and value; the box is empty afterwards.
+  func take() -> (AsyncAction<Value>, Value) {
+    defer { contents = nil }
+    return contents!
   }
 }
