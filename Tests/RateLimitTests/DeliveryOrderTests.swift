@@ -143,7 +143,9 @@ import Testing
       #expect(state.lateStarts <= (onTheQueue ? 0 : 1), "runs started after invalidate() returned")
       if state.lateStarts > 0 { roundsWithALateStart += 1 }
     }
-    print("DeliveryOrderTests: invalidate(onTheQueue: \(onTheQueue)): \(roundsWithALateStart) of \(rounds) rounds had a late start")
+    print(
+      "DeliveryOrderTests: invalidate(onTheQueue: \(onTheQueue)): \(roundsWithALateStart) of \(rounds) rounds had a late start"
+    )
   }
 
   @Test(arguments: LimiterKind.allCases)

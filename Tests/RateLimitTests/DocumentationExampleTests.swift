@@ -117,8 +117,8 @@ final class SearchFieldModel {
     let clock = ManualClock()
     let searched = SearchLog()  // a small thread-safe log of (time, text)
     let search = Debouncer<String>(
-    interval: .milliseconds(250), queue: .main, clock: clock
-  ) { text in
+      interval: .milliseconds(250), queue: .main, clock: clock
+    ) { text in
       searched.append(text, at: clock.now)
     }
     search("s")

@@ -14,7 +14,8 @@ import Testing
     Timeline(name: "a call at T starts anew after the run", interval: 3, events: "a . . b", runs: ". . . a . . b"),
     Timeline(name: "a call at T+1 starts anew", interval: 3, events: "a . . . b", runs: ". . . a . . . b"),
     Timeline(name: "windows in a row", interval: 3, events: "a b c d e f g", runs: ". . . a+b+c . . d+e+f . . g"),
-    Timeline(name: "flush delivers the combined value and starts anew", interval: 3, events: "a bF c", runs: ". a+b . . . c"),
+    Timeline(
+      name: "flush delivers the combined value and starts anew", interval: 3, events: "a bF c", runs: ". a+b . . . c"),
     Timeline(name: "cancel drops the combined value", interval: 3, events: "a bC c", runs: ". . . . . c"),
     Timeline(name: "invalidate drops it", interval: 3, events: "a b I c", runs: ""),
     Timeline(name: "flush then invalidate delivers it", interval: 3, events: "a bFI c", runs: ". a+b"),
@@ -61,8 +62,9 @@ import Testing
   @Test(arguments: throttleTrailing)
   func throttlerTrailing(_ timeline: Timeline) {
     timeline.play { clock, action in
-      Throttler(interval: tick * timeline.interval, mode: .trailing, queue: .main, clock: clock, reducing: Self.join,
-                action: action)
+      Throttler(
+        interval: tick * timeline.interval, mode: .trailing, queue: .main, clock: clock, reducing: Self.join,
+        action: action)
     }
   }
 

@@ -44,11 +44,25 @@ enum ModelEvent: Sendable, Hashable, CustomStringConvertible {
   }
 }
 
-/// A run: at which tick, with which payload.
+/// A run: at which tick it started, with which value (the calls it delivers: one, or with `reducing` all those
+/// combined since the previous run), and, for an async action, whether its task was cancelled before it
+/// returned.
 struct ModelRun: Sendable, Hashable, CustomStringConvertible {
   let tick: Int
-  let payload: Payload
-  var description: String { "\(payload)@\(tick)" }
+  let value: [Payload]
+  var cancelled = false
+  var description: String {
+    value.map(\.description).joined(separator: "+") + "@\(tick)" + (cancelled ? "✕" : "")
+  }
+}
+
+/// How an async timeline's action behaves: its overlap policy, and how many ticks each run takes (the k-th run
+/// started takes `durations[k % durations.count]`; its action does not notice cancellation, so it returns then).
+struct AsyncSettings: Sendable, Hashable {
+  var overlap: Overlap
+  var durations: [Int]
+
+  func duration(ofRun index: Int) -> Int { durations[index % durations.count] }
 }
 
 /// A random timeline, as data: the limiter, its interval and maxWait in ticks, and the events with the gap (in
@@ -62,6 +76,10 @@ struct ModelTimeline: Sendable, CustomStringConvertible {
   var kind: LimiterKind
   var interval: Int
   var maxWait: Int?
+  /// Whether calls combine (`reducing: { $0 += $1 }` on arrays of payloads) instead of replacing.
+  var reducing = false
+  /// `nil` for a synchronous action.
+  var async: AsyncSettings? = nil
   var steps: [Step]
 
   /// The events, grouped by the tick they happen at, in order.
@@ -77,7 +95,10 @@ struct ModelTimeline: Sendable, CustomStringConvertible {
 
   /// One line per tick that has events, e.g. `t=3: call(2), flush`.
   var description: String {
-    let header = "\(kind.rawValue), interval \(interval)" + (maxWait.map { ", maxWait \($0)" } ?? "")
+    let header =
+      "\(kind.rawValue), interval \(interval)" + (maxWait.map { ", maxWait \($0)" } ?? "")
+      + (reducing ? ", reducing" : "")
+      + (async.map { ", async \($0.overlap), durations \($0.durations)" } ?? "")
     let lines = eventsByTick.sorted { $0.key < $1.key }.map { tick, events in
       "  t=\(tick): " + events.map(\.description).joined(separator: ", ")
     }

@@ -1,3 +1,5 @@
+import RateLimit
+
 /// SPEC.md's timing rules, written a second time, independently of the library: plain, slow, obviously correct.
 ///
 /// Time is a whole number of ticks, and the model walks it one tick at a time. At every tick it does what SPEC
@@ -11,12 +13,21 @@
 /// A run whose payload `reenters` calls the limiter again from inside the action, at the same tick. Nothing here
 /// shares code with `Sources/RateLimit`: no deadlines, no timers, no `Instant`, just the words of SPEC's table
 /// applied tick by tick.
+///
+/// With `reducing`, "where a rule says that a call replaces the held value ... the call instead combines its
+/// value into the held one": values are lists of payloads, and combining appends.
+///
+/// An async action (SPEC "Async actions: the rules"): a run is started as a task where a synchronous one would be
+/// handed to the queue, subject to `overlap`; it takes the ticks its timeline gives it. At a tick, a run whose
+/// time is up returns first (and a waiting run starts), then due work, then the events.
 struct ReferenceModel {
   let kind: LimiterKind
   /// T, in ticks.
   let interval: Int
   /// `maxWait` in ticks, already raised to T ("a maxWait below T counts as T").
   let maxWait: Int?
+  let reducing: Bool
+  let async: AsyncSettings?
 
   /// The runs so far: when, and with which payload.
   private(set) var runs: [ModelRun] = []
@@ -24,8 +35,8 @@ struct ReferenceModel {
   private var now = 0
   /// `invalidate()` or dropping the object happened: nothing starts any more, except flushed runs.
   private var invalidated = false
-  /// The latest value waiting for its turn.
-  private var held: Payload?
+  /// The latest value (or, reducing, all values combined) waiting for its turn.
+  private var held: [Payload]?
   /// Throttler.leading, Debouncer.leading: when the action last ran.
   private var lastRun: Int?
   /// Debouncers: when the last call came; `nil` when idle.
@@ -36,21 +47,28 @@ struct ReferenceModel {
   /// Debouncer.trailing with maxWait: the first call after idle, or the last maxWait run.
   private var anchor: Int?
   /// Runs handed to the queue and not started yet; a flushed one starts even after `invalidate()`.
-  private var queue: [(payload: Payload, flushed: Bool)] = []
+  private var queue: [(value: [Payload], flushed: Bool)] = []
 
-  init(kind: LimiterKind, interval: Int, maxWait: Int?) {
-    self.kind = kind
-    self.interval = interval
-    self.maxWait = maxWait.map { Swift.max($0, interval) }
+  /// Async: the run whose action has not returned: its index in `runs`, when it returns, whether it was flushed.
+  private var running: (index: Int, end: Int, flushed: Bool)?
+  /// Async: the run waiting for it ("at most one run waits").
+  private var waiting: (value: [Payload], flushed: Bool)?
+
+  init(timeline: ModelTimeline) {
+    kind = timeline.kind
+    interval = timeline.interval
+    maxWait = timeline.maxWait.map { Swift.max($0, timeline.interval) }
+    reducing = timeline.reducing
+    async = timeline.async
   }
 
-  /// Plays `timeline` to the end (until nothing is held) and returns every run.
+  /// Plays `timeline` to the end (until nothing is held or running) and returns every run.
   static func runs(of timeline: ModelTimeline) -> [ModelRun] {
-    var model = ReferenceModel(kind: timeline.kind, interval: timeline.interval, maxWait: timeline.maxWait)
+    var model = ReferenceModel(timeline: timeline)
     let events = timeline.eventsByTick
     let lastTick = events.keys.max() ?? 0
     var tick = 0
-    while tick <= lastTick || model.isPending {
+    while tick <= lastTick || model.isPending || model.isRunning {
       model.tick(tick, events: events[tick] ?? [])
       tick += 1
     }
@@ -59,12 +77,15 @@ struct ReferenceModel {
 
   /// Whether a value is held back (SPEC's `isPending`).
   var isPending: Bool { !invalidated && held != nil }
+  /// Async: whether a run is running or waiting (SPEC's `isRunning`).
+  var isRunning: Bool { running != nil }
+  /// How many runs have started.
+  var startedCount: Int { runs.count }
 
-  /// One tick: due work, then the events, then what the events handed to the queue.
+  /// One tick: returns, due work, the events, then what the events handed to the queue.
   mutating func tick(_ tick: Int, events: [ModelEvent], afterEach: (ReferenceModel) -> Void = { _ in }) {
-    now = tick
-    if !invalidated, let due = dueWork() { start(due) }
-    startQueuedRuns()
+    returnRuns(at: tick)
+    settleDueWork()
     for event in events {
       apply(event)
       afterEach(self)
@@ -72,10 +93,28 @@ struct ReferenceModel {
     startQueuedRuns()
   }
 
+  /// Async, the first thing at a tick: the running run whose time is up returns, and a waiting run starts.
+  mutating func returnRuns(at tick: Int) {
+    now = tick
+    guard let current = running, current.end <= now else { return }
+    running = nil
+    // "Runs of one object never overlap: a run starts only after the previous run's action has returned."
+    if let next = waiting {
+      waiting = nil
+      start(next.value, flushed: next.flushed)
+    }
+  }
+
+  /// The second: work due at this tick runs before anything else done at it.
+  mutating func settleDueWork() {
+    if !invalidated, let due = dueWork() { hand(due) }
+    startQueuedRuns()
+  }
+
   // MARK: The rules
 
   /// Step 1: the held value, if its time has come.
-  private mutating func dueWork() -> Payload? {
+  private mutating func dueWork() -> [Payload]? {
     guard let value = held else { return nil }
     switch kind {
     case .throttleLeading, .debounceLeading:
@@ -108,7 +147,13 @@ struct ReferenceModel {
     }
   }
 
-  private mutating func called(_ value: Payload) {
+  /// "Calls inside only replace the held value" / with reducing: "the call instead combines its value into the
+  /// held one"; "the first value held after idle, a run, a flush or a cancel is held as it is".
+  private mutating func hold(_ value: [Payload]) {
+    if reducing, let previous = held { held = previous + value } else { held = value }
+  }
+
+  private mutating func called(_ value: [Payload]) {
     switch kind {
     case .throttleLeading:
       // "Runs at once with its value if nothing ran in the last T (now − lastRun ≥ T, or no run yet)."
@@ -120,14 +165,14 @@ struct ReferenceModel {
       if interval == 0 { return hand(value) }  // "no limiting; every call runs, in order, with its own value"
       // "A call while idle opens a window [t, t+T). Calls inside only replace the held value."
       if windowStart == nil { windowStart = now }
-      held = value
+      hold(value)
     case .firstPerDuration:
       // "A call while idle runs at once and opens a window of T. Calls inside are held (latest value wins)."
       if windowStart == nil || now - windowStart! >= interval {
         windowStart = now
         hand(value)
       } else {
-        held = value
+        hold(value)
       }
     case .debounceTrailing:
       if interval == 0 { return hand(value) }
@@ -135,7 +180,7 @@ struct ReferenceModel {
       let idle = lastCall == nil || now - lastCall! >= interval
       if idle { anchor = now }
       lastCall = now
-      held = value
+      hold(value)
     case .debounceLeading:
       // "Runs at once if no call at all came in the last T (now − lastCall ≥ T, or the first call)";
       // "with maxWait M: a call also runs if now − lastRun ≥ M". Every call restarts the quiet period.
@@ -153,7 +198,7 @@ struct ReferenceModel {
     // "No held value: nothing."
     guard let value = held else { return }
     held = nil
-    queue.append((value, flushed: true))
+    hand(value, flushed: true)
     // "Continue as if that run had happened at its deadline."
     switch kind {
     case .firstPerDuration: windowStart = now  // "opens a new window of T from now"
@@ -167,6 +212,9 @@ struct ReferenceModel {
 
   private mutating func cancelled() {
     // "Drop the held value and all timing state; the next call behaves like the very first."
+    // Async: "the running run's task is cancelled and a waiting run is dropped."
+    if let current = running { runs[current.index].cancelled = true }
+    waiting = nil
     held = nil
     lastRun = nil
     lastCall = nil
@@ -176,21 +224,42 @@ struct ReferenceModel {
 
   // MARK: Events and runs
 
-  private mutating func apply(_ event: ModelEvent) {
+  mutating func apply(_ event: ModelEvent) {
     guard !invalidated else { return }  // "ignores every later call"
     switch event {
-    case .call(let value): called(value)
+    case .call(let payload): called([payload])
     case .flush: flushed()
     case .cancel: cancelled()
     case .invalidate, .drop:
       invalidated = true
       held = nil
+      // Async: "the running run's task is cancelled (unless it is a flushed run) and a waiting run is dropped
+      // (unless it is a flushed run)".
+      if let current = running, !current.flushed { runs[current.index].cancelled = true }
+      if let next = waiting, !next.flushed { waiting = nil }
     }
   }
 
-  /// Hands `value` to the queue: it starts after the events of this tick.
-  private mutating func hand(_ value: Payload) {
-    queue.append((value, flushed: false))
+  /// The rules decided a run. Synchronous: handed to the queue, to start after the events of this tick. Async:
+  /// "started as a task, subject to overlap".
+  private mutating func hand(_ value: [Payload], flushed: Bool = false) {
+    guard let async else { return queue.append((value, flushed)) }
+    guard running != nil else { return start(value, flushed: flushed) }
+    switch async.overlap {
+    case .dropNew:
+      return  // "the run is dropped; its value is not delivered"
+    case .cancelPrevious:
+      runs[running!.index].cancelled = true
+      fallthrough
+    case .waitForPrevious:
+      // "A run that becomes due while another is waiting replaces it ... or, with reducing, combined with it."
+      // A waiting run that holds a flushed value stays flushed (the library's choice, in its docs).
+      if reducing, let previous = waiting {
+        waiting = (previous.value + value, previous.flushed || flushed)
+      } else {
+        waiting = (value, (waiting?.flushed ?? false) || flushed)
+      }
+    }
   }
 
   private mutating func startQueuedRuns() {
@@ -198,13 +267,18 @@ struct ReferenceModel {
       let (value, flushed) = queue.removeFirst()
       // "From its return on, the throttler starts no run (... already handed to the queue but not started)",
       // except a flushed one: "it runs even if invalidate() follows".
-      if flushed || !invalidated { start(value) }
+      if flushed || !invalidated { start(value, flushed: flushed) }
     }
   }
 
-  /// The action runs with `value`; a reentering payload calls the limiter again, from inside the action.
-  private mutating func start(_ value: Payload) {
-    runs.append(ModelRun(tick: now, payload: value))
-    if value.reenters, !invalidated { called(value.reentry) }
+  /// The action starts with `value`. Synchronous: a reentering payload calls the limiter again, from inside the
+  /// action. Async: it runs until its duration is up.
+  private mutating func start(_ value: [Payload], flushed: Bool) {
+    runs.append(ModelRun(tick: now, value: value))
+    if let async {
+      running = (runs.count - 1, now + async.duration(ofRun: runs.count - 1), flushed)
+      return
+    }
+    for payload in value where payload.reenters && !invalidated { called([payload.reentry]) }
   }
 }

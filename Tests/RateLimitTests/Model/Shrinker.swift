@@ -1,12 +1,14 @@
 /// Makes a failing timeline short enough to read: drops events, shortens gaps and removes re-entry while the
 /// failure stays, until nothing more can go.
 enum Shrinker {
-  static func shrink(_ timeline: ModelTimeline, stillFails: (ModelTimeline) -> Bool) -> ModelTimeline {
+  static func shrink(
+    _ timeline: ModelTimeline, stillFails: (ModelTimeline) async -> Bool
+  ) async -> ModelTimeline {
     var best = timeline
     var changed = true
     while changed {
       changed = false
-      for candidate in smaller(than: best) where stillFails(candidate) {
+      for candidate in smaller(than: best) where await stillFails(candidate) {
         best = candidate
         changed = true
         break
@@ -36,6 +38,13 @@ enum Shrinker {
       }
     }
     if timeline.maxWait != nil { with { $0.maxWait = nil } }
+    if timeline.reducing { with { $0.reducing = false } }
+    if let async = timeline.async, async.durations.count > 1 || async.durations != [1] {
+      with { $0.async?.durations = [1] }
+      for index in async.durations.indices where async.durations.count > 1 {
+        with { $0.async?.durations.remove(at: index) }
+      }
+    }
     return candidates
   }
 }

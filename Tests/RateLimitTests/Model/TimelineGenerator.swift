@@ -1,3 +1,5 @@
+import RateLimit
+
 /// A small, fast, seedable generator (SplitMix64), so that a seed replays the same timelines on every platform.
 struct SeededGenerator: RandomNumberGenerator {
   private var state: UInt64
@@ -36,7 +38,25 @@ struct TimelineGenerator {
       steps.append(ModelTimeline.Step(gap: gap(around: interval), event: event))
     }
     steps[0].gap = Int.random(in: 0...2, using: &random)
-    return ModelTimeline(kind: kind, interval: interval, maxWait: maxWait, steps: steps)
+    let reducing = Bool.random(using: &random)
+    return ModelTimeline(kind: kind, interval: interval, maxWait: maxWait, reducing: reducing, steps: steps)
+  }
+
+  /// A timeline of an async action: a random overlap policy and run durations from 1 tick to a few T, no calls
+  /// from inside the action.
+  mutating func asyncTimeline(of kind: LimiterKind) -> ModelTimeline {
+    var timeline = self.timeline(of: kind)
+    let longest = Swift.max(2, timeline.interval * 3)
+    let durations = (0..<Int.random(in: 1...4, using: &random)).map { _ in
+      Int.random(in: 1...longest, using: &random)
+    }
+    timeline.async = AsyncSettings(overlap: Overlap.allCases.randomElement(using: &random)!, durations: durations)
+    for index in timeline.steps.indices {
+      if case .call(let payload) = timeline.steps[index].event {
+        timeline.steps[index].event = .call(Payload(id: payload.id))
+      }
+    }
+    return timeline
   }
 
   private mutating func maxWait(around interval: Int) -> Int? {

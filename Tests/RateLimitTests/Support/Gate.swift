@@ -10,6 +10,8 @@ final class Gate<Value: Sendable>: @unchecked Sendable {
   /// One run as the gate saw it.
   struct Run: Equatable, CustomStringConvertible {
     let value: Value
+    /// What `startTime` said when it started (a ``ManualClock``'s `now`, say); `.zero` if nothing was given.
+    var startedAt = Duration.zero
     /// Whether its task was cancelled by the time it returned.
     var wasCancelled = false
     var returned = false
@@ -25,25 +27,31 @@ final class Gate<Value: Sendable>: @unchecked Sendable {
   private var log: [Run] = []
   private var opened: Set<Int> = []
   private var waitingAtGate: [Int: CheckedContinuation<Void, Never>] = [:]
-  private var arrivalWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+  private var waiters:
+    [(id: Int, condition: @Sendable ([Run]) -> Bool, continuation: CheckedContinuation<Void, Never>)] =
+      []
+  private var nextWaiterID = 0
   private var running = 0
   private var overlapped = false
 
   /// - Parameter noticesCancellation: Whether a run waiting at the gate returns as soon as its task is cancelled
   ///   (as cancellation-aware APIs do), or only when the test opens the gate.
-  init(noticesCancellation: Bool = true) {
+  init(noticesCancellation: Bool = true, startTime: (@Sendable () -> Duration)? = nil) {
     self.noticesCancellation = noticesCancellation
+    self.startTime = startTime
   }
+
+  private let startTime: (@Sendable () -> Duration)?
 
   /// The action: records the start, waits at the gate, records the end.
   func run(_ value: Value) async {
     let index: Int = lock.withLock {
       if running > 0 { overlapped = true }
       running += 1
-      log.append(Run(value: value))
+      log.append(Run(value: value, startedAt: startTime?() ?? .zero))
       return log.count - 1
     }
-    resumeArrivals()
+    resumeWaiters()
     await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         let isOpen = lock.withLock {
@@ -61,19 +69,44 @@ final class Gate<Value: Sendable>: @unchecked Sendable {
       log[index].returned = true
       running -= 1
     }
+    resumeWaiters()
   }
 
-  /// Returns once `count` runs have started.
+  /// Returns once `count` runs have started, or when the calling task is cancelled.
   func arrival(of count: Int) async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let arrived = lock.withLock {
-        if log.count >= count { return true }
-        arrivalWaiters.append((count, continuation))
-        return false
+    await until { $0.count >= count }
+  }
+
+  /// Returns once every run that started has returned, or when the calling task is cancelled.
+  func allReturned() async {
+    await until { $0.allSatisfy(\.returned) }
+  }
+
+  /// Returns once `condition` holds for the runs so far, or when the calling task is cancelled.
+  private func until(_ condition: @escaping @Sendable ([Run]) -> Bool) async {
+    let id = lock.withLock {
+      nextWaiterID += 1
+      return nextWaiterID
+    }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let holds = lock.withLock {
+          if condition(log) || Task.isCancelled { return true }
+          waiters.append((id, condition, continuation))
+          return false
+        }
+        if holds { continuation.resume() }
       }
-      if arrived { continuation.resume() }
+    } onCancel: {
+      let waiter = lock.withLock {
+        waiters.firstIndex { $0.id == id }.map { waiters.remove(at: $0).continuation }
+      }
+      waiter?.resume()
     }
   }
+
+  /// Whether the run that started `index`-th has returned.
+  func hasReturned(_ index: Int) -> Bool { lock.withLock { index < log.count && log[index].returned } }
 
   /// Opens the gate of the run that started `index`-th (0 being the first).
   func open(_ index: Int) {
@@ -95,10 +128,10 @@ final class Gate<Value: Sendable>: @unchecked Sendable {
     continuation?.resume()
   }
 
-  private func resumeArrivals() {
+  private func resumeWaiters() {
     let ready: [CheckedContinuation<Void, Never>] = lock.withLock {
-      let ready = arrivalWaiters.filter { $0.count <= log.count }.map(\.continuation)
-      arrivalWaiters.removeAll { $0.count <= log.count }
+      let ready = waiters.filter { $0.condition(log) }.map(\.continuation)
+      waiters.removeAll { $0.condition(log) }
       return ready
     }
     ready.forEach { $0.resume() }
