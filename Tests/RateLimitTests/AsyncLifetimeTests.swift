@@ -62,6 +62,6 @@ import Testing
 
   /// Waits until `count` runs of `gate` have returned (the limiter is gone, so its `waitUntilIdle()` is too).
   func waitUntilReturned(_ gate: Gate<Int>, count: Int) async {
-    await waitUntil(seconds: 10) { gate.runs.filter(\.returned).count >= count }
+    await waitUntil(seconds: 60) { gate.runs.filter(\.returned).count >= count }
   }
 }

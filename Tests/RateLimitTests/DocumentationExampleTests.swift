@@ -58,26 +58,6 @@ final class ProfileViewController {
   func dataChanged() { reload?() }
 }
 
-actor Uploader {
-  private(set) var uploads = 0
-  func upload() { uploads += 1 }
-}
-
-final class EventLog: Sendable {
-  private let uploadSoon: Debouncer<Void>
-
-  init(uploader: Uploader, queue: DispatchQueue) {
-    // After 2 s of quiet, and at least every 10 s while events keep coming.
-    uploadSoon = Debouncer(interval: .seconds(2), maxWait: .seconds(10), queue: queue) {
-      Task { await uploader.upload() }
-    }
-  }
-
-  func record(_ event: String) {
-    uploadSoon()  // from any thread or task; no `await` needed
-  }
-}
-
 // MARK: "Choosing a mode" and the README
 
 final class SearchFieldModel {
@@ -140,16 +120,6 @@ final class SearchFieldModel {
     #expect(controller.tableView.reloads == 1)
   }
 
-  @Test func eventLogHoldsEventsBackDuringTheQuietPeriod() async {
-    let uploader = Uploader()
-    let queue = DispatchQueue(label: "DocumentationExampleTests.events")
-    let log = EventLog(uploader: uploader, queue: queue)
-    for event in ["a", "b", "c"] { log.record(event) }
-    // Nothing before the 2 s quiet period: the recorded events are still held back.
-    await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
-    #expect(await uploader.uploads == 0)
-  }
-
   @Test func searchModelFlushesAndCancels() async {
     let loader = Loader()
     let model = SearchFieldModel(loader: loader)
@@ -161,4 +131,89 @@ final class SearchFieldModel {
     #expect(loader.loaded.values == ["sw"])
     #expect(!model.search.isPending)
   }
+}
+
+// MARK: "Async work"
+
+@MainActor final class Searched { var texts: [String] = [] }
+
+@MainActor @Test func searchesTheLatestText() async {
+  let clock = ManualClock()
+  let searched = Searched()
+  let search = Debouncer<String>(
+    interval: .milliseconds(250), overlap: .cancelPrevious,
+    clock: clock
+  ) { text in searched.texts.append(text) }
+
+  search("s")
+  search("sw")
+  clock.advance(by: .milliseconds(250))  // the run starts here
+  await search.waitUntilIdle()  // and has returned here
+  #expect(searched.texts == ["sw"])
+}
+
+// MARK: "Swift concurrency", batching
+
+actor Uploader {
+  private(set) var uploaded: [[String]] = []
+  func upload(_ events: [String]) { uploaded.append(events) }
+}
+
+final class EventLog: Sendable {
+  private let upload: Debouncer<[String]>
+
+  init(uploader: Uploader, clock: some RateLimitClock = .dispatch) {
+    // After 2 s of quiet, at least every 10 s while events
+    // keep coming, one upload at a time, every event once.
+    upload = Debouncer<[String]>(
+      interval: .seconds(2), maxWait: .seconds(10),
+      overlap: .waitForPrevious, clock: clock, reducing: { $0 += $1 }
+    ) { events in await uploader.upload(events) }
+  }
+
+  func record(_ event: String) {
+    upload([event])  // from any thread or task; no `await`
+  }
+
+  func idle() async { await upload.waitUntilIdle() }
+}
+
+@Test func eventLogUploadsEveryEventOnce() async {
+  let clock = ManualClock()
+  let uploader = Uploader()
+  let log = EventLog(uploader: uploader, clock: clock)
+  for second in 0..<12 {
+    log.record("e\(second)")
+    clock.advance(by: .seconds(1))
+  }
+  await log.idle()
+  clock.advance(by: .seconds(2))
+  await log.idle()
+  #expect(await uploader.uploaded == [(0..<10).map { "e\($0)" }, ["e10", "e11"]])
+}
+
+// MARK: "Choosing a mode", batching
+
+struct Item: Identifiable, Sendable { let id: Int }
+
+@MainActor final class ItemList {
+  private(set) var reloaded: [Set<Item.ID>] = []
+  private var reload: Debouncer<Set<Item.ID>>?
+
+  init(clock: some RateLimitClock = .dispatch) {
+    reload = Debouncer<Set<Item.ID>>(
+      interval: .milliseconds(200), clock: clock, reducing: { $0.formUnion($1) }
+    ) { [weak self] ids in self?.reloadRows(ids) }
+  }
+
+  func changed(_ item: Item) { reload?([item.id]) }
+  func reloadRows(_ ids: Set<Item.ID>) { reloaded.append(ids) }
+}
+
+@MainActor @Test func changedIdsAreCollectedBeforeOneReload() {
+  let clock = ManualClock()
+  let list = ItemList(clock: clock)
+  for id in [3, 1, 3, 2] { list.changed(Item(id: id)) }
+  clock.advance(by: .milliseconds(200))
+  #expect(list.reloaded == [[1, 2, 3]])
 }

@@ -46,6 +46,24 @@ enum CallBenchmarks {
         "RateLimit.Debouncer.trailingMaxWait",
         Debouncer(interval: interval, mode: .trailing, maxWait: interval * 2, queue: queue, action: action), true
       ),
+      // 2.0: an async action (the call path is the same; only runs differ), and a reducing one.
+      (
+        "RateLimit.Async.Debouncer.trailing",
+        Debouncer<Int>(interval: interval, overlap: .cancelPrevious) { blackHole($0) }, true
+      ),
+      (
+        "RateLimit.Async.Throttler.leading",
+        Throttler<Int>(interval: interval, overlap: .dropNew) { blackHole($0) }, true
+      ),
+      (
+        "RateLimit.Reducing.Debouncer.trailing",
+        Debouncer<Int>(interval: interval, queue: queue, reducing: { $0 += $1 }, action: action), true
+      ),
+      (
+        "RateLimit.Reducing.Throttler.trailing",
+        Throttler<Int>(interval: interval, mode: .trailing, queue: queue, reducing: { $0 += $1 }, action: action),
+        true
+      ),
     ]
   }
 

@@ -6,4 +6,6 @@ let benchmarks: @Sendable () -> Void = {
   ContentionBenchmarks.register()
   TimerBenchmarks.register()
   LatenessBenchmarks.register()
+  AsyncBenchmarks.register()
+  ReducingBenchmarks.register()
 }

@@ -97,20 +97,20 @@ enum LibraryPlayer {
 
     var model = ReferenceModel(timeline: timeline)
     var problems: [String] = []
-    /// Waits for the library to catch up with the model; records a problem if it does not within 10 s.
+    /// Waits for the library to catch up with the model; records a problem if it does not within a minute.
     func settle(_ step: String) async {
       let (started, idle) = (model.startedCount, !model.isRunning)
       // Only the gate goes into the guard's child task: a child holding the limiter could end up releasing it
       // last, on its own thread, after a `drop` the player has moved past.
       if gate.runs.count < started {
-        guard await withinTenSeconds({ await gate.arrival(of: started) }) else {
+        guard await withinAMinute({ await gate.arrival(of: started) }) else {
           return problems.append("\(step): the library did not start the runs the model started")
         }
       }
       guard idle else { return }
       if let current = limiter {
         await current.waitUntilIdle()
-      } else if !(await withinTenSeconds({ await gate.allReturned() })) {
+      } else if !(await withinAMinute({ await gate.allReturned() })) {
         problems.append("\(step): a run of the dropped limiter never returned")
       }
     }
@@ -144,7 +144,7 @@ enum LibraryPlayer {
       tick += 1
     }
     // A dropped limiter has no `waitUntilIdle()`: wait for its last run's return to be recorded.
-    _ = await withinTenSeconds { await gate.allReturned() }
+    _ = await withinAMinute { await gate.allReturned() }
     let actual = gate.runs.map {
       ModelRun(tick: Int($0.startedAt.components.seconds), value: $0.value, cancelled: $0.wasCancelled)
     }
@@ -168,16 +168,16 @@ enum LibraryPlayer {
     }
   }
 
-  /// Runs `body`, giving up (and cancelling it) after 10 seconds: a guard against a library that never does
+  /// Runs `body`, giving up (and cancelling it) after a minute: a guard against a library that never does
   /// what the model expects, not a timing assumption. Returns whether `body` finished.
-  static func withinTenSeconds(_ body: @escaping @Sendable () async -> Void) async -> Bool {
+  static func withinAMinute(_ body: @escaping @Sendable () async -> Void) async -> Bool {
     await withTaskGroup(of: Bool.self) { group in
       group.addTask {
         await body()
         return true
       }
       group.addTask {
-        try? await Task.sleep(for: .seconds(10))
+        try? await Task.sleep(for: .seconds(60))
         return false
       }
       let first = await group.next()!

@@ -1,7 +1,7 @@
 /// Async actions: runs started as tasks, under the overlap policy (``OverlapSlot``).
 ///
 /// A run starts as a task created under the lock (creating a task runs no user code: it is enqueued on the
-/// global executor). The task hops to the action's executor, checks there, as the last thing before the action,
+/// main actor for a main-actor action, on the global executor otherwise). The task hops to the action's executor, checks there, as the last thing before the action,
 /// that the engine is still valid (or the run was flushed), and enters the action with no hop in between. When
 /// the action returns, the waiting run, if any, starts. Runs of one engine never overlap, so they start in the
 /// order the rules decided them, and a cancelled older run can never write after a newer one started.
@@ -14,6 +14,12 @@ extension Engine {
     let box = TaskRun(action: action, value: run.value)
     let isolation = action.isolation
     let isFlushed = run.isFlushed
+    if isolation is MainActor {
+      // The common case in apps: start on the main actor itself, rather than on the global executor and hop.
+      return Task { @MainActor in
+        await engine.perform(on: MainActor.shared, box, isFlushed: isFlushed)
+      }
+    }
     return Task {
       await engine.perform(on: isolation, box, isFlushed: isFlushed)
     }
