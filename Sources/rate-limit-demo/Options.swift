@@ -17,6 +17,7 @@ struct Options: Equatable {
 
     Feeds one burst of calls through every RateLimit mode on the real DispatchClock and prints, per mode,
     a timeline of calls and runs. Each call carries a letter (a, b, c, ...); a run shows the letter it ran with.
+    Then the same calls through an async action that takes longer than the interval, once per Overlap policy.
 
     OPTIONS:
       --interval <ticks>   The interval T, in ticks (0...20, default 3).
@@ -55,7 +56,7 @@ struct Options: Equatable {
       default: options.calls = try ticks(value)
       }
     }
-    let seconds = options.lastTick * options.tickMilliseconds / 1000
+    let seconds = (options.lastTick + options.asyncLastTick) * options.tickMilliseconds / 1000
     guard seconds <= maximumSeconds else {
       throw Failure(message: "that would run for \(seconds) s; keep ticks x tick length under \(maximumSeconds) s")
     }
@@ -65,6 +66,14 @@ struct Options: Equatable {
   /// The last tick shown: after the last call, room for the slowest mode to run.
   var lastTick: Int {
     (calls.last ?? 0) + max(interval, maxWait) + interval + 1
+  }
+
+  /// How long an async action takes in the async section, in ticks: longer than the interval, so runs overlap.
+  var actionTicks: Int { interval + 2 }
+
+  /// The last tick of the async section: after the last call, room for a waiting run to start and end.
+  var asyncLastTick: Int {
+    (calls.last ?? 0) + 2 * actionTicks + 1
   }
 
   private static func integer(_ text: String, for flag: String, in range: ClosedRange<Int>) throws(Failure) -> Int {

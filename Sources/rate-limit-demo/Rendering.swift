@@ -1,11 +1,11 @@
-/// Draws lines of (tick, letter) events as aligned ASCII timelines, one column per tick.
+/// Draws lines of (tick, text) events as aligned ASCII timelines, one column per tick.
 enum Rendering {
-  static func render(_ lines: [(name: String, events: [(tick: Int, letter: Character)])], ticks: Int) -> String {
+  static func render(_ lines: [(name: String, events: [(tick: Int, text: String)])], ticks: Int) -> String {
     // A column is as wide as the most events any line has at that tick.
     var widths = Array(repeating: 1, count: ticks + 1)
     for line in lines {
       for tick in 0...ticks {
-        widths[tick] = max(widths[tick], line.events.filter { $0.tick == tick }.count)
+        widths[tick] = max(widths[tick], line.events.filter { $0.tick == tick }.map(\.text.count).reduce(0, +))
       }
     }
     let nameWidth = (lines.map(\.name.count).max() ?? 0) + 2
@@ -16,7 +16,7 @@ enum Rendering {
     output += (0...ticks).map { pad(String($0 % 10), widths[$0]) }.joined(separator: " ")
     for line in lines {
       let cells = (0...ticks).map { tick in
-        let letters = String(line.events.filter { $0.tick == tick }.map(\.letter))
+        let letters = line.events.filter { $0.tick == tick }.map(\.text).joined()
         return pad(letters.isEmpty ? "." : letters, widths[tick])
       }
       output += "\n" + pad(line.name, nameWidth) + cells.joined(separator: " ")

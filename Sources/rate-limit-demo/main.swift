@@ -26,5 +26,18 @@ print(
   A letter in "calls" is a call with that value; in a mode's line, a run with that value.
 
   """)
-let lines = Demo(options: options).run()
-print(Rendering.render(lines.map { ($0.name, $0.runs) }, ticks: options.lastTick))
+let demo = Demo(options: options)
+let lines = demo.run()
+print(Rendering.render(lines.map { ($0.name, $0.events) }, ticks: options.lastTick))
+print(
+  """
+
+  Reducing: `reducing: { $0 += $1 }` combines the calls a window holds, so a run delivers all of them.
+
+  Async actions: a leading throttler whose action takes T + 2 ticks, once per Overlap policy. "starts" shows
+  when each run's action began, "ends" when it returned; a capital letter: it returned early because its task
+  was cancelled.
+
+  """)
+let (asyncLines, asyncLastTick) = demo.runAsync()
+print(Rendering.render(asyncLines.map { ($0.name, $0.events) }, ticks: asyncLastTick))
