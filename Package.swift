@@ -17,8 +17,13 @@ let package = Package(
   ],
   targets: [
     .target(name: "RateLimit", swiftSettings: upcomingFeatures),
-    .executableTarget(name: "rate-limit-demo", dependencies: ["RateLimit"], swiftSettings: upcomingFeatures),
-    .testTarget(name: "RateLimitTests", dependencies: ["RateLimit"], swiftSettings: upcomingFeatures),
+    // The documentation's diagrams: scenarios played on a ManualClock, drawn as text and SVG. Not a product:
+    // the demo draws them (`--svg`), the tests check them.
+    .target(name: "RateLimitDiagrams", dependencies: ["RateLimit"], swiftSettings: upcomingFeatures),
+    .executableTarget(
+      name: "rate-limit-demo", dependencies: ["RateLimit", "RateLimitDiagrams"], swiftSettings: upcomingFeatures),
+    .testTarget(
+      name: "RateLimitTests", dependencies: ["RateLimit", "RateLimitDiagrams"], swiftSettings: upcomingFeatures),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -3,10 +3,10 @@
 /// The same calls through each mode (T = 3 ticks; a letter is a call or a run with that value):
 ///
 /// ```
-/// interval = 3 ticks      0 1 2 3 4 5 6 7 8 9
-/// calls                   a b c . . d e . . .
-/// .leading                a . . . . d . . . .
-/// .trailing               . . . . . c . . . e
+/// T = 3        0 1 2 3 4 5 6 7 8 9 10 11
+/// calls        a b c d e f . . g .  .  .
+/// leading      a . . . . . . . g .  .  .
+/// trailing     . . . . . . . . f .  .  g
 /// ```
 public enum DebounceMode: Sendable, Hashable, CaseIterable {
   /// A call runs at once if no call at all came in the last T (`now - lastCall >= T`, or the first call); every
@@ -23,6 +23,7 @@ public enum DebounceMode: Sendable, Hashable, CaseIterable {
   case leading
 
   /// Every call restarts a quiet period of T; the action runs T after the last call, with the latest value.
+  /// The default.
   ///
   /// With `maxWait` M, while calls keep coming it also runs (latest value) at anchor + M, where the anchor is
   /// the first call after idle, and after such a run the anchor is that run.

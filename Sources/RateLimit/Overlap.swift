@@ -6,10 +6,11 @@
 /// it (or, with `reducing`, is combined into it).
 ///
 /// ```
-/// runs due           a . b . c . . . . . .     a's action takes 5 ticks
-/// .waitForPrevious   a . . . . c . . . . .     b waits, c replaces it, c starts when a returns
-/// .cancelPrevious    a . . . . c . . . . .     the same, and a is cancelled when b comes due
-/// .dropNew           a . . . . . . . . . .     b and c are dropped
+/// a's action takes 5 ticks
+/// runs due      a . b . c . . . . .
+/// waitFor…      a . . . . c . . . .   b waits; c replaces it
+/// cancel…       a . . . . c . . . .   the same, and a is cancelled
+/// dropNew       a . . . . . . . . .   b and c are dropped
 /// ```
 ///
 /// There is no default: the right choice depends on the work.

@@ -3,14 +3,15 @@
 /// The same calls through each mode (T = 3 ticks; a letter is a call or a run with that value):
 ///
 /// ```
-/// interval = 3 ticks      0 1 2 3 4 5 6 7 8 9
-/// calls                   a b c . . d e . . .
-/// .leading                a . . . . d . . . .
-/// .trailing               . . . c . . . . e .
-/// .firstPerDuration       a . . c . . d . . e
+/// T = 3        0 1 2 3 4 5 6 7 8 9 10 11
+/// calls        a b c d e f . . g .  .  .
+/// leading      a . . d . . . . g .  .  .
+/// trailing     . . . c . . f . . .  .  g
+/// firstPer…    a . . c . . f . . g  .  .
 /// ```
 public enum ThrottleMode: Sendable, Hashable, CaseIterable {
   /// Runs a call at once if nothing ran in the last T (`now - lastRun >= T`, or no run yet); drops it otherwise.
+  /// The default.
   ///
   /// The first tap of a double tap wins; the rest of the window is ignored. Nothing is ever held back.
   ///

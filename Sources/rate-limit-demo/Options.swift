@@ -8,12 +8,15 @@ struct Options: Equatable {
   var tickMilliseconds = 50
   /// The ticks at which calls arrive: a user typing, pausing, then tapping a button repeatedly.
   var calls = [0, 1, 2, 3, 4, 5, 11, 12, 14, 15]
+  /// With `--svg`: write the documentation's marble diagrams there instead of running the demo.
+  var svgDirectory: String? = nil
 
   /// The longest the demo may run; a bigger request is refused rather than left to hang.
   static let maximumSeconds = 10
 
   static let usage = """
     USAGE: rate-limit-demo [--interval <ticks>] [--max-wait <ticks>] [--tick <ms>] [--calls <ticks>]
+           rate-limit-demo --svg <directory>
 
     Feeds one burst of calls through every RateLimit mode on the real DispatchClock and prints, per mode,
     a timeline of calls and runs. Each call carries a letter (a, b, c, ...); a run shows the letter it ran with.
@@ -25,6 +28,8 @@ struct Options: Equatable {
       --tick <ms>          The length of one tick in milliseconds (10...1000, default 50).
       --calls <ticks>      Comma-separated ticks at which calls arrive, ascending, at most 26, each 0...60
                            (default 0,1,2,3,4,5,11,12,14,15: typing, a pause, then repeated taps).
+      --svg <directory>    Instead, write the documentation's marble diagrams there as SVG files, played on a
+                           ManualClock (the same timelines the tests check).
       -h, --help           Show this help.
     """
 
@@ -45,7 +50,7 @@ struct Options: Equatable {
     var remaining = arguments[...]
     while let flag = remaining.popFirst() {
       if flag == "-h" || flag == "--help" { return .help }
-      guard ["--interval", "--max-wait", "--tick", "--calls"].contains(flag) else {
+      guard ["--interval", "--max-wait", "--tick", "--calls", "--svg"].contains(flag) else {
         throw Failure(message: "unknown argument '\(flag)' (see --help)")
       }
       guard let value = remaining.popFirst() else { throw Failure(message: "\(flag) needs a value") }
@@ -53,6 +58,7 @@ struct Options: Equatable {
       case "--interval": options.interval = try integer(value, for: flag, in: 0...20)
       case "--max-wait": options.maxWait = try integer(value, for: flag, in: 0...40)
       case "--tick": options.tickMilliseconds = try integer(value, for: flag, in: 10...1000)
+      case "--svg": options.svgDirectory = value
       default: options.calls = try ticks(value)
       }
     }

@@ -1,8 +1,25 @@
+import RateLimitDiagrams
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
+
+/// A file could not be written.
+struct WriteError: Error, CustomStringConvertible {
+  let path: String
+  var description: String { "cannot write \(path)" }
+}
+
+/// Writes `text` to `path`, replacing it (without Foundation, like the library).
+func write(_ text: String, to path: String) throws(WriteError) {
+  guard let file = fopen(path, "w") else { throw WriteError(path: path) }
+  defer { fclose(file) }
+  var text = text
+  let written = text.withUTF8 { fwrite($0.baseAddress, 1, $0.count, file) }
+  guard written == text.utf8.count else { throw WriteError(path: path) }
+}
 
 let options: Options
 do {
@@ -17,6 +34,20 @@ do {
   var line = "rate-limit-demo: error: \(error.message)\n"
   line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
   exit(2)
+}
+
+if let directory = options.svgDirectory {
+  do {
+    for scenario in Scenario.all {
+      let svg = MarbleDiagram.svg(scenario, outcomes: await Player.play(scenario))
+      try write(svg, to: directory + "/" + scenario.id + ".svg")
+    }
+    exit(0)
+  } catch {
+    var line = "rate-limit-demo: error: \(error)\n"
+    line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    exit(1)
+  }
 }
 
 print(

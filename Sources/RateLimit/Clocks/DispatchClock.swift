@@ -5,7 +5,9 @@ public import Dispatch
 /// It is the default clock of every initializer, spelled ``RateLimitClock/dispatch`` at call sites:
 ///
 /// ```swift
-/// let throttler = Throttler<Int>(interval: .milliseconds(100), queue: queue, clock: .dispatch) { print($0) }
+/// let throttler = Throttler<Int>(
+///   interval: .milliseconds(100), queue: queue, clock: .dispatch
+/// ) { print($0) }
 /// ```
 ///
 /// Work whose deadline has already passed is handed to the queue with `async`, so runs decided by one event

@@ -9,11 +9,13 @@ public import Dispatch
 ///
 /// ```swift
 /// let clock = ManualClock()
-/// let debouncer = Debouncer<String>(interval: .milliseconds(250), queue: .main, clock: clock) { search($0) }
+/// let debouncer = Debouncer<String>(
+///   interval: .milliseconds(250), queue: .main, clock: clock
+/// ) { search($0) }
 /// debouncer("s")
 /// debouncer("sw")
-/// clock.advance(by: .milliseconds(249))   // nothing yet: the quiet period is not over
-/// clock.advance(by: .milliseconds(1))     // search("sw") runs here, with clock.now == 250 ms
+/// clock.advance(by: .milliseconds(249))  // nothing yet: still quiet
+/// clock.advance(by: .milliseconds(1))    // search("sw") runs, at 250 ms
 /// ```
 ///
 /// Work scheduled for `now` or earlier (a leading throttler's run "at once") runs on the next advance, even

@@ -15,8 +15,10 @@ public import Dispatch
 /// real time     0     0.5                1.5
 /// clock.now     0     -3599.5            -3598.5
 /// calls         a     b
-/// runs                                   b        (the window had 1 s left at 0; 0 → 0.5 counts as no time)
+/// runs                                   b
 /// ```
+///
+/// The window had 1 s left at 0, and 0 → 0.5 counts as no time.
 ///
 /// A throttler reads ``now`` once per call and asks for at most one timer per deadline it needs. Every closure it
 /// hands to ``schedule(at:on:_:)`` holds the throttler weakly, so a clock may keep them as long as it likes.

@@ -3,10 +3,11 @@
 /// out the answer (start a task, cancel one).
 ///
 /// ```
-/// runs due         a . b . c . . . . .          a's action takes 5 ticks
-/// waitForPrevious  a . . . . c . . . .          b waits; c replaces it; c starts when a returns
-/// cancelPrevious   a . . . . c . . . .          the same, and a is cancelled at b (and again at c)
-/// dropNew          a . . . . . . . . .          b and c are dropped
+/// a's action takes 5 ticks
+/// runs due      a . b . c . . . . .
+/// waitFor…      a . . . . c . . . .   b waits; c replaces it
+/// cancel…       a . . . . c . . . .   the same; a cancelled at b and c
+/// dropNew       a . . . . . . . . .   b and c are dropped
 /// ```
 ///
 /// At most one run waits; a run that comes due while another waits replaces it, or with a reducer is combined

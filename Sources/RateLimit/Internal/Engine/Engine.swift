@@ -192,7 +192,10 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
   /// Does what an event left to do once the lock is released: cancels a task, hands deliveries to the clock.
   @usableFromInline
   func carryOut(_ handOff: HandOff) {
-    handOff.taskToCancel?.cancel()
+    if handOff.cancelsTask {
+      // `cancel()` runs the task's cancellation handlers, user code: never under the lock.
+      withState { $0.pointee.taskToCancel.take() }?.cancel()
+    }
     if handOff.deliveries.0 != nil { scheduleDeliveries(handOff.deliveries) }
   }
 }

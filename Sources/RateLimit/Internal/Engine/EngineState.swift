@@ -2,19 +2,22 @@ public import Dispatch
 
 /// What one event leaves to do once the lock is released: deliveries to hand to the clock, a task to cancel.
 /// Filled in place under the lock; a call that only replaces a held value or is dropped leaves it empty.
+///
+/// Plain data, with no reference in it, so that the call path pays nothing to destroy it: the task to cancel
+/// waits in ``EngineState/taskToCancel`` and is taken out after the lock, only when ``cancelsTask`` says so.
 @usableFromInline
 struct HandOff: Sendable {
   /// When each run handed to a synchronous action's queue is due; one event decides at most three runs (an
   /// overdue held value, the call's own value, and, with a zero interval, the value it just made due).
   @usableFromInline var deliveries: (Instant?, Instant?, Instant?) = (nil, nil, nil)
-  /// The running task that the overlap policy, `cancel()` or `invalidate()` cancels.
-  @usableFromInline var taskToCancel: Task<Void, Never>?
+  /// Whether the overlap policy, `cancel()` or `invalidate()` cancels the running task.
+  @usableFromInline var cancelsTask = false
 
   @inlinable
   init() {}
 
   /// Whether there is nothing to do.
-  @inlinable var isEmpty: Bool { deliveries.0 == nil && taskToCancel == nil }
+  @inlinable var isEmpty: Bool { deliveries.0 == nil && !cancelsTask }
 
   /// Adds a delivery due at `time`.
   @usableFromInline
@@ -30,8 +33,9 @@ struct HandOff: Sendable {
   }
 }
 
-/// Everything an ``Engine`` holds: immutable settings first, then what its lock guards. Every function here is
-/// called with the lock held; none of them runs user code.
+/// Everything an ``Engine`` holds: immutable settings first, then what its lock guards, what every call touches
+/// first (the rule, the armed deadline, the last clock reading, the action). Every function here is called with
+/// the lock held; none of them runs user code.
 @usableFromInline
 struct EngineState<Rule: TimingRule>: Sendable {
   @usableFromInline typealias Value = Rule.Value
@@ -42,6 +46,13 @@ struct EngineState<Rule: TimingRule>: Sendable {
   @usableFromInline let queue: DispatchQueue
   /// The timing rule and its state.
   @usableFromInline var rule: Rule
+  /// The deadline of the timer the engine relies on, ``Instant/distantFuture`` if none. The deadline is also the
+  /// timer's identity: a timer that fires finds out whether it is still the one relied on by comparing its
+  /// deadline. (A stale timer with the same deadline as the armed one fires at the same instant, so acting on
+  /// it is the same.)
+  @usableFromInline var armedDeadline = Instant.distantFuture
+  /// The latest reading of the clock, to notice a clock that goes backwards.
+  @usableFromInline var latestReading = Instant.distantPast
   /// The user's action; `nil` once invalidated: nothing starts any more, but flushed runs.
   @usableFromInline var action: Action<Value>?
   /// After `invalidate()`, the action kept for flushed runs that have not started yet; `nil` otherwise.
@@ -54,13 +65,8 @@ struct EngineState<Rule: TimingRule>: Sendable {
   @usableFromInline var slot: OverlapSlot<Value>?
   /// Async actions: the running run's task, to cancel.
   @usableFromInline var task: Task<Void, Never>?
-  /// The deadline of the timer the engine relies on, ``Instant/distantFuture`` if none. The deadline is also the
-  /// timer's identity: a timer that fires finds out whether it is still the one relied on by comparing its
-  /// deadline. (A stale timer with the same deadline as the armed one fires at the same instant, so acting on
-  /// it is the same.)
-  @usableFromInline var armedDeadline = Instant.distantFuture
-  /// The latest reading of the clock, to notice a clock that goes backwards.
-  @usableFromInline var latestReading = Instant.distantPast
+  /// A task to cancel once the lock is released (see ``HandOff/cancelsTask``).
+  @usableFromInline var taskToCancel: Task<Void, Never>?
   /// Tasks waiting in `waitUntilIdle()`.
   @usableFromInline var idleWaiters = IdleWaiters()
 
@@ -135,7 +141,7 @@ struct EngineState<Rule: TimingRule>: Sendable {
       return
     }
     let (decision, cancelRunning) = slot!.due(handedRun)
-    if cancelRunning { handOff.taskToCancel = task }
+    if cancelRunning { cancelTask(into: &handOff) }
     if case .start(let started) = decision { start(started, engine: engine) }
   }
 
@@ -168,7 +174,13 @@ struct EngineState<Rule: TimingRule>: Sendable {
   /// `cancel()` after due work: forgets the held value and timing, drops a waiting run, cancels the running one.
   mutating func cancel(into handOff: inout HandOff) {
     rule.cancelled()
-    if slot?.cancelled() == true { handOff.taskToCancel = task }
+    if slot?.cancelled() == true { cancelTask(into: &handOff) }
+  }
+
+  /// Marks the running task to be cancelled once the lock is released.
+  mutating func cancelTask(into handOff: inout HandOff) {
+    taskToCancel = task
+    handOff.cancelsTask = true
   }
 
   /// `invalidate()`: nothing starts any more but flushed runs; returns the action, to release outside the lock.
@@ -177,7 +189,7 @@ struct EngineState<Rule: TimingRule>: Sendable {
     let released = action
     action = nil
     let keepsFlushed = handed.keepFlushed()
-    if slot?.invalidated() == true { handOff.taskToCancel = task }
+    if slot?.invalidated() == true { cancelTask(into: &handOff) }
     if keepsFlushed || slot?.hasFlushedWaiting == true {
       actionForFlushedRuns = actionForFlushedRuns ?? released
     }
