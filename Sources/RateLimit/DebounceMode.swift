@@ -3,11 +3,13 @@
 /// The same calls through each mode (T = 3 ticks; a letter is a call or a run with that value):
 ///
 /// ```
-/// T = 3        0 1 2 3 4 5 6 7 8 9 10 11
-/// calls        a b c d e f . . g .  .  .
-/// leading      a . . . . . . . g .  .  .
-/// trailing     . . . . . . . . f .  .  g
+/// T = 3        0 1 2 3 4 5 6 7 8 9 0 1
+/// calls        a b c d e f . . g . . .
+/// leading      a . . . . . . . g . . .
+/// trailing     . . . . . . . . f . . g
 /// ```
+///
+/// ![The two debouncer modes on one burst of calls.](debouncer-modes)
 public enum DebounceMode: Sendable, Hashable, CaseIterable {
   /// A call runs at once if no call at all came in the last T (`now - lastCall >= T`, or the first call); every
   /// call, run or not, restarts the quiet period.
@@ -16,22 +18,22 @@ public enum DebounceMode: Sendable, Hashable, CaseIterable {
   /// every M.
   ///
   /// ```
-  /// interval = 3            0 1 2 3 4 5 6 7 8 9
-  /// calls                   a b c . . d e . . .
-  /// runs                    a . . . . d . . . .
+  /// T = 3        0 1 2 3 4 5 6 7 8 9 0 1
+  /// calls        a b c d e f . . g . . .
+  /// runs         a . . . . . . . g . . .
   /// ```
   case leading
 
-  /// Every call restarts a quiet period of T; the action runs T after the last call, with the latest value.
-  /// The default.
+  /// Every call restarts a quiet period of T; the action runs T after the last call, with the latest value (with
+  /// `reducing`, every call's value combined). The default.
   ///
   /// With `maxWait` M, while calls keep coming it also runs (latest value) at anchor + M, where the anchor is
   /// the first call after idle, and after such a run the anchor is that run.
   ///
   /// ```
-  /// interval = 3            0 1 2 3 4 5 6 7 8 9
-  /// calls                   a b c . . d e . . .
-  /// runs                    . . . . . c . . . e
+  /// T = 3        0 1 2 3 4 5 6 7 8 9 0 1
+  /// calls        a b c d e f . . g . . .
+  /// runs         . . . . . . . . f . . g
   /// ```
   case trailing
 }

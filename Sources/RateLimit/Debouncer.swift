@@ -6,22 +6,26 @@ public import Dispatch
 /// which calls run the closure and when. The closure never runs inside ``call(_:)``.
 ///
 /// ```
-/// interval = 3 ticks   0 1 2 3 4 5 6 7 8 9
-/// calls                a b c . . d e . . .
-/// .leading             a . . . . d . . . .
-/// .trailing            . . . . . c . . . e
+/// T = 3        0 1 2 3 4 5 6 7 8 9 0 1
+/// calls        a b c d e f . . g . . .
+/// leading      a . . . . . . . g . . .
+/// trailing     . . . . . . . . f . . g
 /// ```
+///
+/// ![The two debouncer modes on one burst of calls.](debouncer-modes)
 ///
 /// `maxWait` bounds how long a never-ending burst can hold the action back:
 ///
 /// ```
-/// interval 2, maxWait 4   0 1 2 3 4 5 6 7 8 9
-/// calls                   a b c d e f g h . .
-/// .trailing               . . . . . . . . . h
-/// .trailing, maxWait      . . . . d . . . h .
-/// .leading                a . . . . . . . . .
-/// .leading, maxWait       a . . . e . . . . .
+/// T = 2, M = 4  0 1 2 3 4 5 6 7 8 9
+/// calls         a b c d e f g h . .
+/// trailing      . . . . . . . . . h
+/// maxWait 4     . . . . d . . . h .
+/// leading       a . . . . . . . . .
+/// lead., mW 4   a . . . e . . . . .
 /// ```
+///
+/// ![maxWait bounding a burst that never pauses.](max-wait)
 ///
 /// ```swift
 /// // Search as the user types, 250 ms after the last

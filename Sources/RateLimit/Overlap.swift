@@ -13,6 +13,8 @@
 /// dropNew       a . . . . . . . . .   b and c are dropped
 /// ```
 ///
+/// ![The three overlap policies on runs due while an async action runs.](overlap)
+///
 /// There is no default: the right choice depends on the work.
 public enum Overlap: Sendable, Hashable, CaseIterable {
   /// Start once the previous run returns. Saving or uploading: every batch goes out, one at a time.

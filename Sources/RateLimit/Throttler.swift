@@ -6,12 +6,14 @@ public import Dispatch
 /// which calls run the closure and when. The closure never runs inside ``call(_:)``.
 ///
 /// ```
-/// interval = 3 ticks   0 1 2 3 4 5 6 7 8 9
-/// calls                a b c . . d e . . .
-/// .leading             a . . . . d . . . .
-/// .trailing            . . . c . . . . e .
-/// .firstPerDuration    a . . c . . d . . e
+/// T = 3        0 1 2 3 4 5 6 7 8 9 0 1
+/// calls        a b c d e f . . g . . .
+/// leading      a . . d . . . . g . . .
+/// trailing     . . . c . . f . . . . g
+/// firstPer…    a . . c . . f . . g . .
 /// ```
+///
+/// ![The three throttler modes on one burst of calls.](throttler-modes)
 ///
 /// ```swift
 /// // On the main actor: a button that cannot fire twice
