@@ -7,7 +7,7 @@ import RateLimit
 /// the run for `.trailing`), a debouncer's quiet period after each call. An async run is a bar from its start
 /// to its return, ending in a cross if its task was cancelled. The drawing is plain SVG 1.1 with a white
 /// background, so it reads the same in a browser, in DocC (light or dark) and on GitHub.
-public enum MarbleDiagram {
+public enum MarbleDiagram: Sendable {
   static let cell = 30.0
   static let rowHeight = 36.0
   static let labelWidth = 92.0

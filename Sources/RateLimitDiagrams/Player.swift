@@ -20,7 +20,7 @@ public struct RowOutcome: Sendable, Equatable {
 }
 
 /// Plays scenarios through the real library on a ``ManualClock``, one tick at a time.
-public enum Player {
+public enum Player: Sendable {
   /// Every row of `scenario`, played.
   public static func play(_ scenario: Scenario) async -> [RowOutcome] {
     var outcomes: [RowOutcome] = []

@@ -1,6 +1,6 @@
 /// Timelines as text, one token per tick, as the docs print them: `a . . d`. Several runs at one tick are
 /// written together; a value `reducing` combined is written whole (`abc`).
-public enum TextTimeline {
+public enum TextTimeline: Sendable {
   /// When each run started.
   public static func starts(_ outcome: RowOutcome, ticks: Int) -> String {
     line(outcome.runs.map { ($0.start, $0.value) }, ticks: ticks)
