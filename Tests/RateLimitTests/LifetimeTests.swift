@@ -114,3 +114,24 @@ import Testing
     queue.sync {}
   }
 }
+
+/// A run handed to a custom clock that never gets to run it (a `ManualClock` nobody advances) must not keep the
+/// limiter's engine alive: the engine holds the clock, so a delivery that held the engine would make a cycle.
+@Suite struct HandedRunLifetimeTests {
+  @Test(arguments: LimiterKind.allCases)
+  func aRunHandedToAClockThatNeverRunsItLeaksNothing(_ kind: LimiterKind) {
+    weak var weakClock: ManualClock?
+    weak var weakOwner: Owner?
+    do {
+      let clock = ManualClock()
+      weakClock = clock
+      let owner = Owner()
+      weakOwner = owner
+      let limiter = makeLimiter(kind, interval: .zero, clock: clock) { (_: Int) in owner.touch() }
+      limiter.call(1)  // a zero interval: a run handed to the clock at once
+      #expect(clock.scheduledCount > 0)
+    }
+    #expect(weakOwner == nil, "the action outlived its limiter")
+    #expect(weakClock == nil, "the clock, its pending delivery and the engine keep each other alive")
+  }
+}

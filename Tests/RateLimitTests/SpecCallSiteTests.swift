@@ -62,6 +62,8 @@ actor Counter {
   }
   func add(_ value: Int) { throttler?(value) }
   func idle() async { await throttler?.waitUntilIdle() }
+  /// Teardown: the action captures the actor, which holds the throttler; `invalidate()` breaks the cycle.
+  func stop() { throttler?.invalidate() }
 }
 
 /// Made in nonisolated code: the action runs on the global concurrent executor, not on the main actor.
@@ -133,6 +135,7 @@ func makeExplicitlyMainActor(clock: ManualClock, ran: Recorder<Int>) -> Throttle
     await counter.add(3)
     await counter.idle()
     #expect(await counter.total == 5)
+    await counter.stop()
   }
 
   @Test func anActionWrittenInNonisolatedCodeRunsOffTheMainActor() async {

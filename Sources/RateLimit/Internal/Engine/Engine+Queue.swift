@@ -11,16 +11,33 @@
 /// section apart, with no timer, hop or other lock in between.
 extension Engine {
   /// Hands one delivery block per run to the clock, each due at its run's time.
+  ///
+  /// Deliveries hold the engine weakly: the engine holds its clock, so a delivery a clock keeps (a `ManualClock`
+  /// nobody advances) must not hold the engine. A flushed run still waiting when the engine goes away is handed
+  /// to the clock again by `deinit`, holding its action itself (``handFlushedRunsOver(_:)``).
   func scheduleDeliveries(_ deliveries: (Instant?, Instant?, Instant?)) {
     let (clock, queue) = withState { ($0.pointee.scheduler, $0.pointee.queue) }
-    let engine = EngineReference(self)
+    let engine = WeakEngine(self)
     func schedule(_ time: Instant?) {
       guard let time else { return }
-      clock.schedule(at: time.duration, on: queue) { engine.object.deliverNext() }
+      clock.schedule(at: time.duration, on: queue) { engine.object?.deliverNext() }
     }
     schedule(deliveries.0)
     schedule(deliveries.1)
     schedule(deliveries.2)
+  }
+
+  /// The engine is going away with flushed runs not yet started (it was invalidated after `flush()`, then
+  /// dropped): they still start, in order, each delivery now holding the action and value itself.
+  static func handFlushedRunsOver(_ state: inout EngineState<Rule>) {
+    guard !state.handed.isEmpty, case .sync(let action)? = state.action ?? state.actionForFlushedRuns else { return }
+    let clock = state.scheduler
+    let now = state.readClock()
+    while let run = state.handed.popFirst() {
+      guard run.isFlushed else { continue }
+      let value = run.value
+      clock.schedule(at: now.duration, on: state.queue) { action(value) }
+    }
   }
 
   /// A delivery block reached the queue: starts the run at the head, if the engine is still valid (or the run

@@ -11,8 +11,8 @@ import Dispatch
 /// Timers are lazy: at most one timer is *armed* (the one ``EngineState/armedDeadline`` names). When the rule's
 /// deadline moves later, the armed timer is kept; when it fires early it re-arms for the remainder. A new timer is
 /// scheduled only when the deadline moves *earlier* than the armed one (after `cancel()` or `flush()`), and the
-/// old one then fires as a no-op. Timers hold the engine weakly; deliveries and tasks, which are due at once,
-/// hold it until they have run, and nothing holds the façade.
+/// old one then fires as a no-op. Timers and deliveries hold the engine weakly (it holds its clock, which holds
+/// them); a task holds it until its action returns; nothing holds the façade.
 ///
 /// How runs start is in `Engine+Queue.swift` (synchronous actions, in decision order) and `Engine+Tasks.swift`
 /// (async actions, under the overlap policy).
@@ -49,6 +49,8 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
   }
 
   deinit {
+    // No other reference exists any more: the state is ours without the lock.
+    withUnsafeMutablePointerToHeader { Self.handFlushedRunsOver(&$0.pointee) }
     // The header is destroyed by `ManagedBuffer`; the tail element is ours.
     withUnsafeMutablePointerToElements { Lock.destroy($0) }
   }
