@@ -26,7 +26,8 @@ struct OverlapSlot<Value: Sendable>: Sendable {
   }
 
   @usableFromInline let overlap: Overlap
-  /// A run was started and its action has not returned.
+  /// A run was started and its action has not returned. (A run waits only while one runs, so this is also the
+  /// async part of the limiter's `isRunning`.)
   @usableFromInline private(set) var isRunning = false
   /// The running run was made by `flush()`: `invalidate()` does not cancel it.
   @usableFromInline private(set) var runningIsFlushed = false
@@ -40,9 +41,6 @@ struct OverlapSlot<Value: Sendable>: Sendable {
     self.overlap = overlap
     self.waiting = HeldValue(reduce: reduce)
   }
-
-  /// Whether a run is running or waiting: the async part of `isRunning`.
-  @inlinable var isBusy: Bool { isRunning }
 
   /// Whether a flushed run waits (so the action must be kept for it after `invalidate()`).
   @inlinable var hasFlushedWaiting: Bool { waitingIsFlushed && !waiting.isEmpty }

@@ -1,8 +1,9 @@
 /// Async actions: runs started as tasks, under the overlap policy (``OverlapSlot``).
 ///
 /// A run starts as a task created under the lock (creating a task runs no user code: it is enqueued on the
-/// main actor for a main-actor action, on the global executor otherwise). The task hops to the action's executor, checks there, as the last thing before the action,
-/// that the engine is still valid (or the run was flushed), and enters the action with no hop in between. When
+/// main actor for a main-actor action, on the global executor otherwise). The task hops to the action's
+/// executor, checks there, as the last thing before the action, that the engine is still valid (or the run was
+/// flushed), and enters the action with no hop in between. When
 /// the action returns, the waiting run, if any, starts. Runs of one engine never overlap, so they start in the
 /// order the rules decided them, and a cancelled older run can never write after a newer one started.
 ///

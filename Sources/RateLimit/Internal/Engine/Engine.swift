@@ -72,16 +72,12 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
     withState { state in
       guard state.pointee.action != nil else { return }
       let now = state.pointee.readClock()
-      if let run = state.pointee.settle(until: now) {
-        state.pointee.decided(run, isFlushed: false, into: &handOff, engine: self)
-      }
+      state.pointee.handOverDueWork(until: now, into: &handOff, engine: self)
       if let value = state.pointee.rule.called(at: now, with: value) {
         state.pointee.decided(Run(value: value, time: now), isFlushed: false, into: &handOff, engine: self)
       }
       // A zero interval makes the value just held due at once.
-      if let run = state.pointee.settle(until: now) {
-        state.pointee.decided(run, isFlushed: false, into: &handOff, engine: self)
-      }
+      state.pointee.handOverDueWork(until: now, into: &handOff, engine: self)
       timer = state.pointee.timerToArm()
     }
     if !handOff.isEmpty { carryOut(handOff) }
@@ -93,9 +89,7 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
     let flushed = withState { state in
       guard state.pointee.action != nil else { return false }
       let now = state.pointee.readClock()
-      if let run = state.pointee.settle(until: now) {
-        state.pointee.decided(run, isFlushed: false, into: &handOff, engine: self)
-      }
+      state.pointee.handOverDueWork(until: now, into: &handOff, engine: self)
       guard let value = state.pointee.rule.flushed(at: now) else { return false }
       // A flushed run starts even if `invalidate()` follows.
       state.pointee.decided(Run(value: value, time: now), isFlushed: true, into: &handOff, engine: self)
@@ -110,9 +104,7 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
     withState { state in
       guard state.pointee.action != nil else { return }
       // Work due at this instant runs before the cancel (it can only be overdue with a late real timer).
-      if let run = state.pointee.settle(until: state.pointee.readClock()) {
-        state.pointee.decided(run, isFlushed: false, into: &handOff, engine: self)
-      }
+      state.pointee.handOverDueWork(until: state.pointee.readClock(), into: &handOff, engine: self)
       state.pointee.cancel(into: &handOff)
     }
     carryOut(handOff)
@@ -167,9 +159,7 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
       state.pointee.armedDeadline = .distantFuture
       // If the deadline moved later since this timer was armed, nothing is due and the timer is re-armed for
       // the remainder.
-      if let run = state.pointee.settle(until: state.pointee.readClock()) {
-        state.pointee.decided(run, isFlushed: false, into: &handOff, engine: self)
-      }
+      state.pointee.handOverDueWork(until: state.pointee.readClock(), into: &handOff, engine: self)
       // DispatchClock runs this timer on the queue of a synchronous action.
       return (state.pointee.timerToArm(), state.pointee.clock == nil && state.pointee.slot == nil)
     }
@@ -203,7 +193,8 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
   }
 }
 
-/// A reference to an ``Engine`` that `@Sendable` closures may capture: what deliveries and tasks hold.
+/// A reference to an ``Engine`` that `@Sendable` closures may capture: what an async run's task and a
+/// `waitUntilIdle()` hold while they last.
 @usableFromInline
 struct EngineReference<Rule: TimingRule>: @unchecked Sendable {
   // @unchecked Sendable: an Engine is thread-safe (see its comment); a reference to one may be shared.
@@ -215,8 +206,8 @@ struct EngineReference<Rule: TimingRule>: @unchecked Sendable {
   }
 }
 
-/// A weak reference to an ``Engine`` that `@Sendable` closures may capture: what timers hold, so that the clock
-/// never keeps an engine alive.
+/// A weak reference to an ``Engine`` that `@Sendable` closures may capture: what timers and deliveries hold, so
+/// that the clock (which the engine holds) never keeps an engine alive.
 @usableFromInline
 struct WeakEngine<Rule: TimingRule>: @unchecked Sendable {
   // @unchecked Sendable: an Engine is thread-safe (see its comment); a weak reference to one may be shared.

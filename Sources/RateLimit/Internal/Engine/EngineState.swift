@@ -82,7 +82,7 @@ struct EngineState<Rule: TimingRule>: Sendable {
   var scheduler: any RateLimitClock { clock?.clock ?? DispatchClock() }
 
   /// Whether no run is handed over, waiting, or executing: what `waitUntilIdle()` waits for.
-  @usableFromInline var isIdle: Bool { handed.isEmpty && executing == 0 && slot?.isBusy != true }
+  @usableFromInline var isIdle: Bool { handed.isEmpty && executing == 0 && slot?.isRunning != true }
 
   // MARK: Time
 
@@ -114,6 +114,12 @@ struct EngineState<Rule: TimingRule>: Sendable {
   mutating func settle(until now: Instant) -> Run<Value>? {
     guard let deadline = rule.deadline, deadline <= now else { return nil }
     return rule.deadlineReached()
+  }
+
+  /// Hands over the held value whose deadline has passed by `now`, if any (see ``settle(until:)``).
+  @inlinable
+  mutating func handOverDueWork(until now: Instant, into handOff: inout HandOff, engine: Engine<Rule>) {
+    if let run = settle(until: now) { decided(run, isFlushed: false, into: &handOff, engine: engine) }
   }
 
   /// The deadline of the timer to schedule so that the rule's deadline is met, if the armed one does not do.
