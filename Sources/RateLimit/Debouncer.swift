@@ -50,7 +50,7 @@ public import Dispatch
 /// order the rules decided them (on a concurrent queue such as `.global()`, they may still run side by side).
 /// Call ``invalidate()`` on teardown; deallocating the debouncer does the same. However many calls arrive, at most
 /// one timer is armed: a call moves the deadline, and a timer that fires before it re-arms for the remainder.
-public final class Debouncer<Value: Sendable>: RateLimiter {
+public final class Debouncer<Value: Sendable>: ActionLimiter {
   /// The quiet period (T). `.zero` runs every call, in order, with its own value.
   public var interval: Duration { engine.withState { $0.pointee.rule.interval } }
   /// The rule that decides which calls run and when.
@@ -165,7 +165,7 @@ public final class Debouncer<Value: Sendable>: RateLimiter {
   }
 
   deinit {
-    engine.invalidate()
+    engine.ownerWentAway()
   }
 
   /// Reports an event with `value`; the mode decides whether and when the action runs with it.
@@ -187,13 +187,25 @@ public final class Debouncer<Value: Sendable>: RateLimiter {
     engine.flush()
   }
 
-  /// Drops the held value and all timing state; the next call behaves like the very first. A run already handed
-  /// to the queue is not stopped; a running async run's task is cancelled and a waiting one dropped.
+  /// Drops the held value and all timing state; the next call behaves like the very first. A run handed over
+  /// whose action has not started yet does not start, flushed or not; a running async run's task is cancelled.
+  /// See ``ActionLimiter/cancel()``.
   public func cancel() {
     engine.cancel()
   }
 
-  /// Drops everything for good; see ``RateLimiter/invalidate()``.
+  /// Teardown that loses nothing: flushes the held value, ignores later calls, lets every run in flight finish,
+  /// then releases the action. See ``ActionLimiter/finish()``.
+  public func finish() {
+    engine.finish()
+  }
+
+  /// Whether a fresh limiter would behave exactly as this one from now on. See ``ActionLimiter/isAtRest``.
+  public var isAtRest: Bool {
+    engine.isAtRest
+  }
+
+  /// Drops everything for good; see ``ActionLimiter/invalidate()``.
   public func invalidate() {
     engine.invalidate()
   }
@@ -203,12 +215,12 @@ public final class Debouncer<Value: Sendable>: RateLimiter {
     engine.isPending
   }
 
-  /// Whether a run was handed over and its action has not returned; see ``RateLimiter/isRunning``.
+  /// Whether a run was handed over and its action has not returned; see ``ActionLimiter/isRunning``.
   public var isRunning: Bool {
     engine.isRunning
   }
 
-  /// Returns once ``isRunning`` is false; see ``RateLimiter/waitUntilIdle()``.
+  /// Returns once ``isRunning`` is false; see ``ActionLimiter/waitUntilIdle()``.
   public func waitUntilIdle() async {
     await engine.waitUntilIdle()
   }

@@ -1,74 +1,193 @@
-/// What ``Throttler`` and ``Debouncer`` have in common: you call them as often as events arrive, and they decide
-/// when the action really runs.
+/// Hands out permits, at most `limit` per `window`: "the server allows 5 requests per 10 seconds". There is no
+/// action: callers ask before they act, and wait their turn, first come first served.
 ///
-/// Write code against `some RateLimiter<Value>` when it should not care which of the two it drives. Every
-/// method is safe to call from any thread at once, and from inside the action.
-public protocol RateLimiter<Value>: AnyObject, Sendable {
-  /// The value each call reports and a run delivers.
-  associatedtype Value: Sendable
+/// ```swift
+/// actor GitHubClient {
+///   private let limiter = RateLimiter(limit: 5, per: .seconds(10))
+///   func get(_ path: String) async throws -> [UInt8] {
+///     try await limiter.acquire()   // waits its turn; none dropped
+///     return try await fetch(path)
+///   }
+/// }
+/// ```
+///
+/// Two algorithms:
+/// - **Strict sliding window** (`RateLimiter(limit:per:)`, the default): no window of length `window`, anywhere,
+///   ever holds more than `limit` permits. Pick it against someone else's quota.
+/// - **Token bucket** (`RateLimiter(limit:per:burst:)`): refills one permit every `window / limit`, holds up to
+///   `burst`; the same state after the same calls as Go's `golang.org/x/time/rate`. Pick it to smooth your own
+///   load while allowing bursts; note that it lets up to `limit + burst - 1` into some window of length `window`.
+///
+/// ```
+/// limit 2 per 4 ticks, 6 requests at tick 0: permits granted per tick
+///                      0 1 2 3 4 5 6 7 8
+/// sliding window       2 . . . 2 . . . 2   never more than 2 in any 4 ticks
+/// token bucket, B = 2  2 . 1 . 1 . 1 . .   3 (2N − 1) within ticks 0 to 3
+/// ```
+///
+/// Every grant is a *booking*: permits at an instant. ``tryAcquire(_:)`` books now or not at all; ``reserve(_:within:)``
+/// books the earliest instant possible and tells you when; ``acquire(_:within:)`` books and waits for it. No request
+/// is booked earlier than one made before it, so `tryAcquire` fails while anyone waits. Times are whole
+/// nanoseconds of the clock (booking instants between two nanoseconds are rounded up).
+///
+/// All methods are safe from any thread at once. Test code that awaits `acquire()` with a ``ManualClock``: start
+/// the tasks, `await clock.waitUntilScheduled(atLeast: k)`, then advance.
+public final class RateLimiter: Sendable {
+  /// N: at most this many permits per ``window`` (sliding window), or the refill rate per ``window`` (bucket).
+  public let limit: Int
+  /// T. `.zero`: no limiting (any request up to the capacity is granted at once).
+  public let window: Duration
+  /// B, the bucket's size; `nil` for a strict sliding window.
+  public let burst: Int?
+  /// The rule's state behind its lock: a sliding window's or a token bucket's.
+  private let core: any PermitLimiting
 
-  /// Reports an event with `value`; the mode decides whether and when the action runs with it. Never runs the
-  /// action synchronously.
+  /// Creates a strict sliding window: never more than `limit` permits granted in any window of length `window`.
   ///
-  /// - Complexity: O(1): one lock, one clock read.
-  func call(_ value: Value)
-
-  /// Runs held-back work now: if a value is held, hands it over at once (it starts even if ``invalidate()``
-  /// follows, and `invalidate()` does not cancel it) and goes on as if that run had happened at its deadline.
+  /// With `limit: 1`, ``tryAcquire(_:)`` is exactly ``ThrottleMode/leading``'s rule: granted if
+  /// `now − lastGrant >= window`. Memory: the bookings of the last window plus those ahead, 24 bytes each.
   ///
-  /// - Returns: `true` if a held value was handed over, `false` if nothing was held.
-  @discardableResult func flush() -> Bool
+  /// - Parameters:
+  ///   - limit: N, at least 1 (anything else traps, naming the value).
+  ///   - window: T; must not be negative. `.zero` means no limiting.
+  ///   - clock: Time source and timer; the real ``DispatchClock`` by default, a ``ManualClock`` in tests.
+  public init(limit: Int, per window: Duration, clock: some RateLimitClock = .dispatch) {
+    requirePositive(limit, "limit", of: "RateLimiter")
+    requireNonNegative(window, "window", of: "RateLimiter")
+    self.limit = limit
+    self.window = window
+    self.burst = nil
+    let rule = SlidingWindow(limit: limit, window: Swift.max(1, Nanoseconds.roundingUp(window)))
+    core = PermitCore(rule: rule, isUnlimited: window == .zero, clock: PermitClock(clock))
+  }
 
-  /// Drops the held value and all timing state; the next call behaves like the very first. A run already handed
-  /// to the queue is not stopped; a running async run's task is cancelled and a waiting one is dropped.
-  func cancel()
-
-  /// Drops everything for good: from its return on, no run starts, the action and its captures are released,
-  /// and later calls are ignored. Idempotent; deallocation does the same.
+  /// Creates a token bucket: one permit every `window / limit` on average, up to `burst` at once; starts full.
   ///
-  /// A run already executing finishes (an async one is cancelled); a flushed run still starts. Called on the
-  /// action's queue (or actor), nothing starts after it returns; from another thread, at most the one run whose
-  /// start the queue had already begun. It never blocks: `await` ``waitUntilIdle()`` to wait for that run.
-  func invalidate()
-
-  /// Whether a value is held back waiting for a deadline.
-  var isPending: Bool { get }
-
-  /// Whether a run was handed over (a synchronous one to the queue, an async one started or waiting) and its
-  /// action has not returned.
-  var isRunning: Bool { get }
-
-  /// Returns once ``isRunning`` is false; at once if it already is, or if the calling task is cancelled.
+  /// Refills exactly (no floating point): over k windows it never grants more than `k·limit + burst`.
   ///
-  /// It does not wait for held values: their deadlines need the clock to move. Do not await it from inside the
-  /// action: the action would wait for itself.
-  func waitUntilIdle() async
-}
+  /// - Parameters:
+  ///   - limit: N, permits refilled per `window`; at least 1.
+  ///   - window: T; must not be negative. `.zero` means no limiting (up to `burst` at once).
+  ///   - burst: B, the bucket's size and the most one request can take; at least 1.
+  ///   - clock: Time source and timer; the real ``DispatchClock`` by default.
+  public init(limit: Int, per window: Duration, burst: Int, clock: some RateLimitClock = .dispatch) {
+    requirePositive(limit, "limit", of: "RateLimiter")
+    requireNonNegative(window, "window", of: "RateLimiter")
+    requirePositive(burst, "burst", of: "RateLimiter")
+    self.limit = limit
+    self.window = window
+    self.burst = burst
+    let rule = TokenBucket(limit: Int64(limit), window: Swift.max(1, Nanoseconds.roundingUp(window)), burst: burst)
+    core = PermitCore(rule: rule, isUnlimited: window == .zero, clock: PermitClock(clock))
+  }
 
-extension RateLimiter {
-  /// Same as ``call(_:)``, so a limiter can be called like a function: `limiter(value)`.
+  /// Takes `permits` now if they can be granted now; never waits, never books for later.
   ///
-  /// - Complexity: O(1).
-  @inlinable
-  public func callAsFunction(_ value: Value) {
-    call(value)
+  /// ```swift
+  /// if limiter.tryAcquire() { handle(request) } else { reject(request) }
+  /// ```
+  ///
+  /// - Parameter permits: At least 1. More than the capacity (`limit`, or `burst`) is never granted.
+  /// - Returns: Whether the permits were granted (and booked at `now`). `false` while anyone waits for a
+  ///   later booking: no request overtakes a waiting one.
+  /// - Complexity: O(1) amortized: one lock, one clock read, no allocation once warm.
+  public func tryAcquire(_ permits: Int = 1) -> Bool {
+    requirePositive(permits, "permits", of: "RateLimiter")
+    return core.tryAcquire(permits)
+  }
+
+  /// Books `permits` at the earliest instant they can be granted, behind every earlier booking.
+  ///
+  /// ```swift
+  /// if let booking = limiter.reserve(within: .seconds(1)) {
+  ///   try await Task.sleep(for: booking.delay)   // or schedule the work then
+  ///   send()
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - permits: At least 1.
+  ///   - maxDelay: If the booking would be later than `now + maxDelay`, nothing is booked. `nil`: no bound;
+  ///     `.zero`: the same as ``tryAcquire(_:)``. Must not be negative.
+  /// - Returns: The booking, or `nil` (nothing booked) if the permits can never be granted (more than the
+  ///   capacity) or not within `maxDelay`.
+  /// - Complexity: O(1) for a token bucket; O(bookings in the window) for a sliding window.
+  public func reserve(_ permits: Int = 1, within maxDelay: Duration? = nil) -> Reservation? {
+    requirePositive(permits, "permits", of: "RateLimiter")
+    if let maxDelay { requireNonNegative(maxDelay, "maxDelay", of: "RateLimiter") }
+    guard case .booked(let booking, let now) = core.reserve(permits, within: maxDelay) else { return nil }
+    return Reservation(booking, madeAt: now, canceller: core)
+  }
+
+  /// Waits for its turn, then returns with the permits granted.
+  ///
+  /// Books as ``reserve(_:within:)`` does, then waits until the booking's instant; a booking for now returns at
+  /// once. Waiters are resumed in booking order. If the calling task is cancelled while it waits, the booking is
+  /// cancelled (as ``Reservation/cancel()``) and it throws `CancellationError` at once. A waiter holds no thread:
+  /// it has exactly one piece of work scheduled on the clock until it is resumed.
+  ///
+  /// - Parameters:
+  ///   - permits: At least 1.
+  ///   - maxDelay: The longest it may wait; `nil`: no bound.
+  /// - Throws: `CancellationError` (already cancelled: nothing booked; cancelled while waiting: booking given
+  ///   back), ``RateLimiterError/exceedsCapacity(requested:capacity:)`` or
+  ///   ``RateLimiterError/exceedsMaxDelay(delay:maxDelay:)`` at once, with nothing booked.
+  public func acquire(_ permits: Int = 1, within maxDelay: Duration? = nil) async throws {
+    requirePositive(permits, "permits", of: "RateLimiter")
+    if let maxDelay { requireNonNegative(maxDelay, "maxDelay", of: "RateLimiter") }
+    try Task.checkCancellation()
+    try await awaitBooking(
+      core.reserve(permits, within: maxDelay), requested: permits, maxDelay: maxDelay, clock: core.clock,
+      canceller: core)
+  }
+
+  /// How long a request made now would wait: the `delay` ``reserve(_:within:)`` would give, without booking.
+  ///
+  /// ```swift
+  /// reject(retryAfter: limiter.retryAfter())   // a 429's Retry-After
+  /// ```
+  ///
+  /// - Returns: `.zero` if granted now; `nil` if it never can be (more than the capacity).
+  public func retryAfter(_ permits: Int = 1) -> Duration? {
+    requirePositive(permits, "permits", of: "RateLimiter")
+    return core.retryAfter(permits).map(Duration.nanoseconds)
+  }
+
+  /// A booking: `permits` granted at `time`. Cancel it if you will not use it.
+  public struct Reservation: Sendable {
+    /// How many permits are booked.
+    public let permits: Int
+    /// The clock instant the permits are granted.
+    public let time: Duration
+    /// ``time`` minus the instant the reservation was made: how long to wait before acting.
+    public let delay: Duration
+    let booking: Booking
+    let canceller: (any BookingCanceller)?
+
+    init(permits: Int, time: Duration, delay: Duration, booking: Booking, canceller: (any BookingCanceller)?) {
+      self.permits = permits
+      self.time = time
+      self.delay = delay
+      self.booking = booking
+      self.canceller = canceller
+    }
+
+    /// Gives the booking back, at or before its ``time``: its permits return, except those that later bookings
+    /// already counted on (sliding window: the booking leaves the log, later bookings keep their instants; token
+    /// bucket: as Go's `Reservation.Cancel`). After its time (the permits were granted and used) it does
+    /// nothing; a second cancel does nothing more.
+    public func cancel() {
+      canceller?.cancel(booking)
+    }
   }
 }
 
-extension RateLimiter where Value == Void {
-  /// Reports an event; the mode decides whether and when the action runs.
-  ///
-  /// - Complexity: O(1).
-  @inlinable
-  public func call() {
-    call(())
-  }
-
-  /// Same as ``call()``: `limiter()`.
-  ///
-  /// - Complexity: O(1).
-  @inlinable
-  public func callAsFunction() {
-    call(())
-  }
+/// The operations ``RateLimiter`` forwards to its core, whichever the rule.
+protocol PermitLimiting: BookingCanceller {
+  var clock: PermitClock { get }
+  func tryAcquire(_ permits: Int) -> Bool
+  func reserve(_ permits: Int, within maxDelay: Duration?) -> BookingOutcome
+  func retryAfter(_ permits: Int) -> Int64?
 }
+
+extension PermitCore: PermitLimiting {}

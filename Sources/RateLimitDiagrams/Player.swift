@@ -71,7 +71,7 @@ public enum Player: Sendable {
     let interval = tick * scenario.interval
     let reducing = Self.reducer(row)
     let overlap = row.overlap!
-    let limiter: any RateLimiter<String> =
+    let limiter: any ActionLimiter<String> =
       switch row.limiter {
       case .throttler(let mode):
         Throttler<String>(interval: interval, mode: mode, overlap: overlap, clock: clock, reducing: reducing) {
@@ -106,7 +106,7 @@ public enum Player: Sendable {
   }
 
   /// Waits until the run in progress (if any) has started and waits at its gate, or nothing runs.
-  static func settle(_ limiter: any RateLimiter<String>, _ gates: Gates) async {
+  static func settle(_ limiter: any ActionLimiter<String>, _ gates: Gates) async {
     while true {
       let (version, isSteady) = gates.state
       if isSteady || !limiter.isRunning { return }

@@ -87,33 +87,118 @@ import Testing
     #expect(gate.runs == [Run(value: 1, returned: true), Run(value: 4, returned: true)])
   }
 
-  /// A dropped or waiting run counts, for the rules, as a run at the instant it was decided: a leading
-  /// throttler's next window is measured from it.
-  @Test(arguments: [Overlap.dropNew, .waitForPrevious])
-  func theRulesCountARunThatWaitsOrIsDropped(_ overlap: Overlap) async {
+  /// A waiting run, and a held value dropped at its deadline, count for the rules as a run at the instant they
+  /// were decided: a leading throttler's next window is measured from it.
+  @Test func theRulesCountARunThatWaits() async {
     let clock = ManualClock()
     let gate = Gate<Int>(noticesCancellation: false)
-    let limiter = Throttler<Int>(interval: .seconds(10), overlap: overlap, clock: clock) { await gate.run($0) }
+    let limiter = Throttler<Int>(interval: .seconds(10), overlap: .waitForPrevious, clock: clock) {
+      await gate.run($0)
+    }
     limiter(1)  // t = 0: runs
     await gate.arrival(of: 1)
     clock.advance(to: .seconds(10))
-    limiter(2)  // t = 10: due by the rules; waits or is dropped; the window now ends at 20
+    limiter(2)  // t = 10: due by the rules; waits; the window now ends at 20
     gate.open(0)
-    if overlap == .waitForPrevious {
-      await gate.arrival(of: 2)
-      gate.open(1)
-    }
+    await gate.arrival(of: 2)
+    gate.open(1)
     await limiter.waitUntilIdle()
     clock.advance(to: .seconds(15))
     limiter(3)  // t = 15: nothing is running, but the rules drop it: the window opened at 10
     #expect(!limiter.isRunning)
     clock.advance(to: .seconds(20))
     limiter(4)  // t = 20: runs
-    let count = overlap == .waitForPrevious ? 3 : 2
-    await gate.arrival(of: count)
-    gate.open(count - 1)
+    await gate.arrival(of: 3)
+    gate.open(2)
     await limiter.waitUntilIdle()
-    #expect(gate.started == (overlap == .waitForPrevious ? [1, 2, 4] : [1, 4]))
+    #expect(gate.started == [1, 2, 4])
+  }
+
+  /// SPEC 3.0 (issue 17, 1): a submit button whose send has just finished takes the next tap. A tap that a leading
+  /// rule would run at once, dropped by `.dropNew` because a send is running, does not count as a run: no window
+  /// opens. (2.0 counted it, so the tap at 5.2 s was dropped too.)
+  @Test func aTapDroppedByDropNewDoesNotOpenAWindow() async {
+    let clock = ManualClock()
+    let gate = Gate<Int>(noticesCancellation: false)
+    let submit = Throttler<Int>(interval: .seconds(1), overlap: .dropNew, clock: clock) { await gate.run($0) }
+    submit(1)  // t = 0: the send starts; it takes 5 s
+    await gate.arrival(of: 1)
+    clock.advance(to: .milliseconds(4_500))
+    submit(2)  // t = 4.5: a send is running: dropped, and no window opens
+    clock.advance(to: .seconds(5))
+    gate.open(0)
+    await submit.waitUntilIdle()
+    clock.advance(to: .milliseconds(5_200))
+    submit(3)  // t = 5.2: the button is enabled again: runs
+    #expect(submit.isRunning)
+    await gate.arrival(of: 2)
+    gate.open(1)
+    await submit.waitUntilIdle()
+    #expect(gate.started == [1, 3])
+  }
+
+  /// The same exception for every rule that runs a call at once: `firstPerDuration`'s first call and
+  /// `Debouncer.leading` (whose quiet period still restarts).
+  @Test func dropNewDroppedCallsAreDroppedByTheRules() async {
+    let clock = ManualClock()
+    let gate = Gate<Int>(noticesCancellation: false)
+    let first = Throttler<Int>(interval: .seconds(1), mode: .firstPerDuration, overlap: .dropNew, clock: clock) {
+      await gate.run($0)
+    }
+    first(1)  // t = 0: runs, window to 1
+    await gate.arrival(of: 1)
+    clock.advance(to: .seconds(2))
+    first(2)  // t = 2: would run at once; dropped; no window: nothing held
+    #expect(!first.isPending)
+    gate.open(0)
+    await first.waitUntilIdle()
+    first(3)  // t = 2, nothing running: runs at once
+    await gate.arrival(of: 2)
+    gate.open(1)
+    await first.waitUntilIdle()
+    #expect(gate.started == [1, 3])
+
+    let debounceGate = Gate<Int>(noticesCancellation: false)
+    let leading = Debouncer<Int>(interval: .seconds(1), mode: .leading, overlap: .dropNew, clock: clock) {
+      await debounceGate.run($0)
+    }
+    leading(1)  // t = 2: runs
+    await debounceGate.arrival(of: 1)
+    clock.advance(to: .seconds(4))
+    leading(2)  // t = 4: quiet, but dropped by .dropNew; the quiet period restarts (to 5)
+    debounceGate.open(0)
+    await leading.waitUntilIdle()
+    clock.advance(to: .milliseconds(4_500))
+    leading(3)  // t = 4.5: not quiet (the call at 4 restarted it): dropped by the rule
+    clock.advance(to: .milliseconds(5_500))
+    leading(4)  // t = 5.5: quiet: runs
+    await debounceGate.arrival(of: 2)
+    debounceGate.open(1)
+    await leading.waitUntilIdle()
+    #expect(debounceGate.started == [1, 4])
+  }
+
+  /// SPEC 3.0 (issue 17, 2): `flush()` then `cancel()`: the latest intent wins, the flushed run does not start.
+  @Test func cancelStopsAFlushedRunThatHasNotStarted() async {
+    let clock = ManualClock()
+    let gate = Gate<String>()
+    let search = Debouncer<String>(interval: .milliseconds(250), overlap: .cancelPrevious, clock: clock) {
+      await gate.run($0)
+    }
+    search("old")
+    search.flush()  // return pressed: the run's task is created
+    search.cancel()  // the field is cleared at once: the run must not start
+    await search.waitUntilIdle()
+    #expect(gate.started == [])
+    #expect(search.isAtRest)
+    // A synchronous action: a flushed run handed to the queue does not start either.
+    let ran = Recorder<String>()
+    let sync = Debouncer<String>(interval: .milliseconds(250), queue: .main, clock: clock) { ran.record($0) }
+    sync("old")
+    sync.flush()
+    sync.cancel()
+    clock.advance(by: .zero)
+    #expect(ran.values == [])
   }
 
   @Test func aRunDueDuringAnAdvanceStartsDuringThatAdvance() async {

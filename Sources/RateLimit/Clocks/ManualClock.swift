@@ -49,6 +49,10 @@ public final class ManualClock: RateLimitClock, @unchecked Sendable {
   private var items: [Item] = []
   /// Guarded by `lock`.
   private var nextSequence: UInt64 = 0
+  /// Guarded by `lock`. Tasks in ``waitUntilScheduled(atLeast:)``, by id: how many items each waits for.
+  private var scheduleWaiters: [UInt64: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
+  /// Guarded by `lock`.
+  private var nextWaiterID: UInt64 = 0
 
   /// Creates a clock at `.zero` with nothing scheduled.
   public init() {}
@@ -71,9 +75,50 @@ public final class ManualClock: RateLimitClock, @unchecked Sendable {
   ///   - queue: Ignored: `work` runs on the thread that advances the clock.
   ///   - work: The work.
   public func schedule(at deadline: Duration, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
-    lock.withLock {
+    let satisfied: [CheckedContinuation<Void, Never>] = lock.withLock {
       items.append(Item(deadline: deadline, sequence: nextSequence, work: work))
       nextSequence &+= 1
+      guard !scheduleWaiters.isEmpty else { return [] }
+      let due = scheduleWaiters.filter { $0.value.count <= items.count }
+      for id in due.keys { scheduleWaiters[id] = nil }
+      return due.values.map(\.continuation)
+    }
+    for continuation in satisfied { continuation.resume() }
+  }
+
+  /// Returns once at least `count` pieces of work are scheduled and not yet run (at once if they are, or if the
+  /// calling task is cancelled): lets a test wait, without polling or sleeping, until code it started has reached
+  /// its timer, such as tasks waiting in ``RateLimiter/acquire(_:within:)``, before it advances the clock.
+  ///
+  /// ```swift
+  /// let clock = ManualClock()
+  /// let limiter = RateLimiter(limit: 1, per: .seconds(1), clock: clock)
+  /// try await limiter.acquire()           // granted at once
+  /// let second = Task { try await limiter.acquire() }
+  /// await clock.waitUntilScheduled(atLeast: 1)
+  /// clock.advance(by: .seconds(1))        // resumes it
+  /// try await second.value
+  /// ```
+  ///
+  /// - Parameter count: How many pieces of work to wait for. Work that has already run does not count.
+  public func waitUntilScheduled(atLeast count: Int) async {
+    let id: UInt64? = lock.withLock {
+      if items.count >= count { return nil }
+      nextWaiterID &+= 1
+      return nextWaiterID
+    }
+    guard let id else { return }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let isDone = lock.withLock {
+          if items.count >= count || Task.isCancelled { return true }
+          scheduleWaiters[id] = (count, continuation)
+          return false
+        }
+        if isDone { continuation.resume() }
+      }
+    } onCancel: {
+      lock.withLock { scheduleWaiters.removeValue(forKey: id) }?.continuation.resume()
     }
   }
 

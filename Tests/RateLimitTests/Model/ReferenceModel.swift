@@ -153,10 +153,15 @@ struct ReferenceModel {
     if reducing, let previous = held { held = previous + value } else { held = value }
   }
 
+  /// 3.0: "a call that a rule runs at once ... and that .dropNew drops because a run is running does not count
+  /// as a run: for the rules it is a call they dropped themselves".
+  private var atOnceRunWouldBeDropped: Bool { async?.overlap == .dropNew && running != nil }
+
   private mutating func called(_ value: [Payload]) {
     switch kind {
     case .throttleLeading:
       // "Runs at once with its value if nothing ran in the last T (now − lastRun ≥ T, or no run yet)."
+      if atOnceRunWouldBeDropped { return }
       if lastRun == nil || now - lastRun! >= interval {
         lastRun = now
         hand(value)
@@ -169,6 +174,7 @@ struct ReferenceModel {
     case .firstPerDuration:
       // "A call while idle runs at once and opens a window of T. Calls inside are held (latest value wins)."
       if windowStart == nil || now - windowStart! >= interval {
+        if atOnceRunWouldBeDropped { return }
         windowStart = now
         hand(value)
       } else {
@@ -187,7 +193,7 @@ struct ReferenceModel {
       let quiet = lastCall == nil || now - lastCall! >= interval
       let waitedLongEnough = maxWait != nil && lastRun != nil && now - lastRun! >= maxWait!
       lastCall = now
-      if quiet || waitedLongEnough {
+      if (quiet || waitedLongEnough) && !atOnceRunWouldBeDropped {
         lastRun = now
         hand(value)
       }
@@ -215,6 +221,8 @@ struct ReferenceModel {
     // Async: "the running run's task is cancelled and a waiting run is dropped."
     if let current = running { runs[current.index].cancelled = true }
     waiting = nil
+    // 3.0: "A run handed over whose action has not started yet does not start, flushed or not."
+    queue = []
     held = nil
     lastRun = nil
     lastCall = nil

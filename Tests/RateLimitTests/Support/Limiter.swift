@@ -1,8 +1,8 @@
 import Dispatch
 import RateLimit
 
-/// The common surface of ``Throttler`` and ``Debouncer`` that tests drive: the library's own ``RateLimiter``.
-typealias Limiting = RateLimiter
+/// The common surface of ``Throttler`` and ``Debouncer`` that tests drive: the library's own ``ActionLimiter``.
+typealias Limiting = ActionLimiter
 
 /// The limiter of `kind` with these settings, so that one test can go through all five. `maxWait` is ignored by
 /// throttlers.

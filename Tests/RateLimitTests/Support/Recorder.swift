@@ -15,6 +15,8 @@ final class Recorder<Value: Sendable>: @unchecked Sendable {
   var runs: [(time: Duration, value: Value)] { lock.withLock { log } }
   /// The values of every run so far, in order.
   var values: [Value] { lock.withLock { log.map(\.value) } }
+  /// The times of every run so far, in order.
+  var times: [Duration] { lock.withLock { log.map(\.time) } }
   /// How many runs so far.
   var count: Int { lock.withLock { log.count } }
 }

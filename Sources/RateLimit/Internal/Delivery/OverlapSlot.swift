@@ -45,9 +45,14 @@ struct OverlapSlot<Value: Sendable>: Sendable {
   /// Whether a flushed run waits (so the action must be kept for it after `invalidate()`).
   @inlinable var hasFlushedWaiting: Bool { waitingIsFlushed && !waiting.isEmpty }
 
-  /// `run` comes due. Returns what it does, and whether the running run's task is to be cancelled.
+  /// Whether a run that comes due now would start rather than be dropped: `false` only for `.dropNew` while a
+  /// run is running.
+  @inlinable var acceptsRun: Bool { !isRunning || overlap != .dropNew }
+
+  /// `run` comes due. Returns what it does, and whether the running run's task is to be cancelled. A value it
+  /// drops or replaces goes to `discarded`, to be released outside the lock.
   @usableFromInline
-  mutating func due(_ run: HandedRun<Value>) -> (Decision, cancelRunning: Bool) {
+  mutating func due(_ run: HandedRun<Value>, discarding discarded: inout Value?) -> (Decision, cancelRunning: Bool) {
     guard isRunning else {
       isRunning = true
       runningIsFlushed = run.isFlushed
@@ -55,9 +60,10 @@ struct OverlapSlot<Value: Sendable>: Sendable {
     }
     switch overlap {
     case .dropNew:
+      discarded = run.value
       return (.drop, false)
     case .waitForPrevious, .cancelPrevious:
-      waiting.add(run.value)
+      waiting.add(run.value, displacing: &discarded)
       // A flushed value stays delivered even if a newer run joins or replaces it: nothing is lost.
       waitingIsFlushed = waitingIsFlushed || run.isFlushed
       return (.wait, overlap == .cancelPrevious)
@@ -77,19 +83,28 @@ struct OverlapSlot<Value: Sendable>: Sendable {
     return HandedRun(value: value, isFlushed: runningIsFlushed)
   }
 
-  /// `cancel()`: the waiting run is dropped. Returns whether the running run's task is to be cancelled.
+  /// `cancel()`: the waiting run is dropped, flushed or not (its value goes to `discarded`). Returns whether the
+  /// running run's task is to be cancelled.
   @usableFromInline
-  mutating func cancelled() -> Bool {
-    _ = waiting.take()
+  mutating func cancelled(discarding discarded: inout Value?) -> Bool {
+    discarded = waiting.take()
     waitingIsFlushed = false
     return isRunning
   }
 
-  /// `invalidate()`: a waiting run is dropped unless it is flushed. Returns whether the running run's task is to
-  /// be cancelled: yes, unless it is a flushed run.
+  /// `invalidate()`: a waiting run is dropped unless it is flushed (its value goes to `discarded`). Returns
+  /// whether the running run's task is to be cancelled: yes, unless it is a flushed run.
   @usableFromInline
-  mutating func invalidated() -> Bool {
-    if !waitingIsFlushed { _ = waiting.take() }
+  mutating func invalidated(discarding discarded: inout Value?) -> Bool {
+    if !waitingIsFlushed { discarded = waiting.take() }
     return isRunning && !runningIsFlushed
+  }
+
+  /// `finish()`: the running run and the waiting one are kept as flushed runs are, so that deallocation after
+  /// `finish()` stops nothing.
+  @usableFromInline
+  mutating func finished() {
+    runningIsFlushed = isRunning
+    waitingIsFlushed = !waiting.isEmpty
   }
 }

@@ -53,15 +53,22 @@ struct RunQueue<Value: Sendable>: Sendable {
     return run
   }
 
-  /// Keeps only the flushed runs, in order; returns whether any is left.
+  /// Keeps only the flushed runs, in order. Returns the runs it drops, to be released outside the lock.
   @usableFromInline
-  mutating func keepFlushed() -> Bool {
+  mutating func keepFlushed() -> RunQueue {
     var kept = RunQueue()
+    var dropped = RunQueue()
     while let run = popFirst() {
-      if run.isFlushed { kept.append(run) }
+      if run.isFlushed { kept.append(run) } else { dropped.append(run) }
     }
     self = kept
-    return !isEmpty
+    return dropped
+  }
+
+  /// Marks every run as flushed (`finish()`: they all still start after deallocation).
+  @usableFromInline
+  mutating func markAllFlushed() {
+    for index in slots.indices { slots[index]?.isFlushed = true }
   }
 
   @usableFromInline

@@ -16,11 +16,11 @@ extension Engine {
   /// nobody advances) must not hold the engine. A flushed run still waiting when the engine goes away is handed
   /// to the clock again by `deinit`, holding its action itself (``handFlushedRunsOver(_:)``).
   func scheduleDeliveries(_ deliveries: (Instant?, Instant?, Instant?)) {
-    let (clock, queue) = withState { ($0.pointee.scheduler, $0.pointee.queue) }
+    let state = withState { $0.pointee.schedulingState }
     let engine = WeakEngine(self)
     func schedule(_ time: Instant?) {
       guard let time else { return }
-      clock.schedule(at: time.duration, on: queue) { engine.object?.deliverNext() }
+      state.schedule(at: time) { engine.object?.deliverNext() }
     }
     schedule(deliveries.0)
     schedule(deliveries.1)
@@ -31,27 +31,33 @@ extension Engine {
   /// dropped): they still start, in order, each delivery now holding the action and value itself.
   static func handFlushedRunsOver(_ state: inout EngineState<Rule>) {
     guard !state.handed.isEmpty, case .sync(let action)? = state.action ?? state.actionForFlushedRuns else { return }
-    let clock = state.scheduler
     let now = state.readClock()
     while let run = state.handed.popFirst() {
       guard run.isFlushed else { continue }
       let value = run.value
-      clock.schedule(at: now.duration, on: state.queue) { action(value) }
+      state.schedule(at: now) { action(value) }
     }
   }
 
   /// A delivery block reached the queue: starts the run at the head, if the engine is still valid (or the run
   /// was flushed), then records that it returned.
   func deliverNext() {
-    // Scoped so that the action is let go before `waitUntilIdle()` is told it returned.
+    // Scoped so that the action and value are let go (outside the lock) before `waitUntilIdle()` is told the
+    // run returned.
     do {
-      guard let (value, action) = withState({ $0.pointee.startNextHanded() }) else { return }
+      var dropped: Value?
+      let (next, released) = withState { state in
+        (state.pointee.startNextHanded(discarding: &dropped), state.pointee.releaseUnneededAction())
+      }
+      _ = released
+      guard let (value, action) = next else { return }
       action(value)
     }
-    let waiters = withState { state in
+    let (notice, released) = withState { state in
       state.pointee.executing -= 1
-      return state.pointee.idleWaitersIfIdle()
+      return (state.pointee.idleNotice(), state.pointee.releaseUnneededAction())
     }
-    waiters.resumeAll()
+    _ = released
+    notice.deliver()
   }
 }

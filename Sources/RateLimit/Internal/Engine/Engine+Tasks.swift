@@ -10,51 +10,70 @@
 /// A task holds the engine, its action and its value; never the façade.
 extension Engine {
   /// Creates the task of `run`. Called under the lock.
-  func startTask(_ run: HandedRun<Value>, action: AsyncAction<Value>) -> Task<Void, Never> {
+  ///
+  /// The task is detached: a run inherits nothing from whoever happened to start it (the caller of `call`, a
+  /// timer, the previous run's task): no task-local values, and the default priority. It still runs where the
+  /// action is isolated.
+  func startTask(_ run: HandedRun<Value>, action: AsyncAction<Value>, epoch: UInt32) -> Task<Void, Never> {
     let engine = EngineReference(self)
     let box = TaskRun(action: action, value: run.value)
     let isolation = action.isolation
-    let isFlushed = run.isFlushed
+    let ticket = StartTicket(isFlushed: run.isFlushed, epoch: epoch)
     if isolation is MainActor {
       // The common case in apps: start on the main actor itself, rather than on the global executor and hop.
-      return Task { @MainActor in
-        await engine.perform(on: MainActor.shared, box, isFlushed: isFlushed)
-      }
+      return Task.detached(operation: engine.mainActorOperation(box, ticket))
     }
-    return Task {
-      await engine.perform(on: isolation, box, isFlushed: isFlushed)
+    return Task.detached {
+      await engine.perform(on: isolation, box, ticket)
     }
   }
 
-  /// Whether a run may still start: the engine was not invalidated, or the run was flushed.
-  fileprivate func mayStart(isFlushed: Bool) -> Bool {
-    withState { isFlushed || $0.pointee.action != nil }
+  /// Whether a run may still start: no `cancel()` came since it was decided, and the engine was not
+  /// invalidated, or the run was flushed.
+  fileprivate func mayStart(_ ticket: StartTicket) -> Bool {
+    withState { state in
+      state.pointee.epoch == ticket.epoch && (ticket.isFlushed || state.pointee.action != nil)
+    }
   }
 
   /// A run's action returned (or never started): the waiting run, if any, starts.
   fileprivate func asyncRunReturned() {
-    let waiters = withState { state in
+    let (notice, released) = withState { state in
       state.pointee.asyncRunReturned(engine: self)
-      return state.pointee.idleWaitersIfIdle()
+      return (state.pointee.idleNotice(), state.pointee.releaseUnneededAction())
     }
-    waiters.resumeAll()
+    _ = released
+    notice.deliver()
   }
 }
 
 extension EngineReference {
+  /// The operation of a main-actor run's task: it starts on the main actor itself.
+  fileprivate func mainActorOperation(
+    _ box: TaskRun<Rule.Value>, _ ticket: StartTicket
+  ) -> @MainActor @Sendable () async -> Void {
+    { @MainActor in await perform(on: MainActor.shared, box, ticket) }
+  }
+
   /// Runs on the action's executor: the validity check, the action, then the hand-over to the next run.
   ///
   /// The action and value are let go before the return is reported, so that whoever `waitUntilIdle()` wakes
   /// finds them released (a task's own closure would keep them until the task ends).
-  fileprivate func perform(on isolation: isolated (any Actor)?, _ box: TaskRun<Rule.Value>, isFlushed: Bool) async {
+  fileprivate func perform(on isolation: isolated (any Actor)?, _ box: TaskRun<Rule.Value>, _ ticket: StartTicket) async {
     do {
       let (action, value) = box.take()
-      if object.mayStart(isFlushed: isFlushed) {
+      if object.mayStart(ticket) {
         await action.body(value)
       }
     }
     object.asyncRunReturned()
   }
+}
+
+/// What a task checks before it starts its action: whether it was flushed, and the epoch it was decided in.
+struct StartTicket: Sendable {
+  let isFlushed: Bool
+  let epoch: UInt32
 }
 
 /// The action and value of one task, which the task takes out when it starts.

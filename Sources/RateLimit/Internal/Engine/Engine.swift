@@ -66,18 +66,23 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
   /// - Complexity: O(1); one lock, one clock read, no allocation unless a run or a new timer is due.
   @inlinable
   func call(_ value: Value) {
-    // Filled in under the lock, acted on after it; written in place rather than returned.
+    // Filled in under the lock, acted on after it; written in place rather than returned. What the rules let go
+    // of (a replaced held value, a dropped run) waits in `discarded` until the lock is released.
     var handOff = HandOff()
     var timer: Instant?
+    var discarded: (Value?, Value?, Value?)
     withState { state in
-      guard state.pointee.action != nil else { return }
+      guard state.pointee.acceptsCalls else { return }
       let now = state.pointee.readClock()
-      state.pointee.handOverDueWork(until: now, into: &handOff, engine: self)
-      if let value = state.pointee.rule.called(at: now, with: value) {
-        state.pointee.decided(Run(value: value, time: now), isFlushed: false, into: &handOff, engine: self)
+      state.pointee.handOverDueWork(until: now, into: &handOff, discarding: &discarded.0, engine: self)
+      if let value = state.pointee.rule.called(
+        at: now, with: value, mayRunAtOnce: state.pointee.acceptsRunAtOnce, displaced: &discarded.1)
+      {
+        state.pointee.decided(
+          Run(value: value, time: now), isFlushed: false, into: &handOff, discarding: &discarded.2, engine: self)
       }
       // A zero interval makes the value just held due at once.
-      state.pointee.handOverDueWork(until: now, into: &handOff, engine: self)
+      state.pointee.handOverDueWork(until: now, into: &handOff, discarding: &discarded.2, engine: self)
       timer = state.pointee.timerToArm()
     }
     if !handOff.isEmpty { carryOut(handOff) }
@@ -86,14 +91,10 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
 
   func flush() -> Bool {
     var handOff = HandOff()
+    var discarded: (Value?, Value?)
     let flushed = withState { state in
-      guard state.pointee.action != nil else { return false }
-      let now = state.pointee.readClock()
-      state.pointee.handOverDueWork(until: now, into: &handOff, engine: self)
-      guard let value = state.pointee.rule.flushed(at: now) else { return false }
-      // A flushed run starts even if `invalidate()` follows.
-      state.pointee.decided(Run(value: value, time: now), isFlushed: true, into: &handOff, engine: self)
-      return true
+      guard state.pointee.acceptsCalls else { return false }
+      return state.pointee.flush(into: &handOff, discarding: &discarded, engine: self)
     }
     carryOut(handOff)
     return flushed
@@ -101,33 +102,72 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
 
   func cancel() {
     var handOff = HandOff()
-    withState { state in
-      guard state.pointee.action != nil else { return }
+    var discarded: (Value?, Value?, Value?)
+    let dropped: RunQueue<Value>? = withState { state in
+      guard state.pointee.acceptsCalls else { return nil }
       // Work due at this instant runs before the cancel (it can only be overdue with a late real timer).
-      state.pointee.handOverDueWork(until: state.pointee.readClock(), into: &handOff, engine: self)
-      state.pointee.cancel(into: &handOff)
+      state.pointee.handOverDueWork(
+        until: state.pointee.readClock(), into: &handOff, discarding: &discarded.2, engine: self)
+      var held: (Value?, Value?)
+      defer { (discarded.0, discarded.1) = held }
+      return state.pointee.cancel(into: &handOff, discarding: &held)
     }
     carryOut(handOff)
+    // The dropped runs and values are released here, outside the lock.
+    _ = dropped
+  }
+
+  /// `finish()`: flushes the held value, ignores later calls, keeps every run in flight (deallocation stops none
+  /// of them) and lets the action go once the last of them has returned.
+  func finish() {
+    var handOff = HandOff()
+    var discarded: (Value?, Value?)
+    let (notice, released) = withState { state -> (IdleNotice, (Action<Value>?, Action<Value>?)) in
+      guard state.pointee.acceptsCalls else { return (.none, (nil, nil)) }
+      _ = state.pointee.flush(into: &handOff, discarding: &discarded, engine: self)
+      state.pointee.finish()
+      return (state.pointee.idleNotice(), state.pointee.releaseUnneededAction())
+    }
+    carryOut(handOff)
+    notice.deliver()
+    _ = released
   }
 
   func invalidate() {
     var handOff = HandOff()
-    let (released, waiters) = withState { state in
-      (state.pointee.invalidate(into: &handOff), state.pointee.idleWaitersIfIdle())
+    var discarded: (Value?, Value?)
+    let (released, dropped, notice) = withState { state in
+      let (released, dropped) = state.pointee.invalidate(into: &handOff, discarding: &discarded)
+      return (released, dropped, state.pointee.idleNotice())
     }
     carryOut(handOff)
-    waiters.resumeAll()
-    // The action, and everything it captured, is released here, outside the lock: a capture's `deinit` may
-    // call back into this object.
-    _ = released
+    notice.deliver()
+    // The action, and everything it captured, is released here, outside the lock, with the values and runs
+    // dropped: a capture's or a value's `deinit` may call back into this object.
+    _ = (released, dropped)
+  }
+
+  /// The façade went away: as `invalidate()`, unless `finish()` was called (then nothing stops).
+  func ownerWentAway() {
+    if withState({ $0.pointee.isFinishing }) { return }
+    invalidate()
   }
 
   var isPending: Bool {
-    withState { $0.pointee.action != nil && $0.pointee.rule.isPending }
+    withState { $0.pointee.acceptsCalls && $0.pointee.rule.isPending }
   }
 
   var isRunning: Bool {
     withState { !$0.pointee.isIdle }
+  }
+
+  var isAtRest: Bool {
+    withState { $0.pointee.isAtRest() }
+  }
+
+  /// Sets the observer told each time the limiter becomes idle (``Keyed``).
+  func observeIdle(_ observer: @escaping @Sendable () -> Void) {
+    withState { $0.pointee.idleWaiters.observer = observer }
   }
 
   /// Returns once nothing is handed over, waiting or running; at once if the calling task is cancelled.
@@ -154,12 +194,14 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
   /// The armed timer fired: settles what is due and re-arms for the rest.
   fileprivate func timerFired(_ deadline: Instant) {
     var handOff = HandOff()
+    var discarded: Value?
     let (timer, isOnQueue): (Instant?, Bool) = withState { state in
-      guard state.pointee.action != nil, state.pointee.armedDeadline == deadline else { return (nil, false) }
+      guard state.pointee.acceptsCalls, state.pointee.armedDeadline == deadline else { return (nil, false) }
       state.pointee.armedDeadline = .distantFuture
       // If the deadline moved later since this timer was armed, nothing is due and the timer is re-armed for
       // the remainder.
-      state.pointee.handOverDueWork(until: state.pointee.readClock(), into: &handOff, engine: self)
+      state.pointee.handOverDueWork(
+        until: state.pointee.readClock(), into: &handOff, discarding: &discarded, engine: self)
       // DispatchClock runs this timer on the queue of a synchronous action.
       return (state.pointee.timerToArm(), state.pointee.clock == nil && state.pointee.slot == nil)
     }
@@ -169,17 +211,16 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
       // head, as every delivery does), rather than one more hop through the queue.
       handOff.deliveries.0 = nil
       deliverNext()
-    } else {
-      carryOut(handOff)
     }
+    carryOut(handOff)
   }
 
   /// Arms a timer for `deadline`, holding the engine weakly.
   @usableFromInline
   func arm(_ deadline: Instant) {
-    let (clock, queue) = withState { ($0.pointee.scheduler, $0.pointee.queue) }
+    let state = withState { $0.pointee.schedulingState }
     let engine = WeakEngine(self)
-    clock.schedule(at: deadline.duration, on: queue) { engine.object?.timerFired(deadline) }
+    state.schedule(at: deadline) { engine.object?.timerFired(deadline) }
   }
 
   /// Does what an event left to do once the lock is released: cancels a task, hands deliveries to the clock.
@@ -189,7 +230,21 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
       // `cancel()` runs the task's cancellation handlers, user code: never under the lock.
       withState { $0.pointee.taskToCancel.take() }?.cancel()
     }
-    if handOff.deliveries.0 != nil { scheduleDeliveries(handOff.deliveries) }
+    if handOff.deliveries.0 != nil || handOff.deliveries.1 != nil { scheduleDeliveries(handOff.deliveries) }
+  }
+}
+
+extension EngineState {
+  /// `flush()` after due work: the held value, if any, becomes a flushed run now. Returns whether there was one.
+  mutating func flush(
+    into handOff: inout HandOff, discarding discarded: inout (Value?, Value?), engine: Engine<Rule>
+  ) -> Bool {
+    let now = readClock()
+    handOverDueWork(until: now, into: &handOff, discarding: &discarded.0, engine: engine)
+    guard let value = rule.flushed(at: now) else { return false }
+    // A flushed run starts even if `invalidate()` follows.
+    decided(Run(value: value, time: now), isFlushed: true, into: &handOff, discarding: &discarded.1, engine: engine)
+    return true
   }
 }
 

@@ -35,7 +35,8 @@ struct HandOff: Sendable {
 
 /// Everything an ``Engine`` holds: immutable settings first, then what its lock guards, what every call touches
 /// first (the rule, the armed deadline, the last clock reading, the action). Every function here is called with
-/// the lock held; none of them runs user code.
+/// the lock held; none of them runs user code, and none of them destroys a value or an action: what an event lets
+/// go of is handed back to the caller, to be released once the lock is (a value's `deinit` may call back in).
 @usableFromInline
 struct EngineState<Rule: TimingRule>: Sendable {
   @usableFromInline typealias Value = Rule.Value
@@ -53,6 +54,14 @@ struct EngineState<Rule: TimingRule>: Sendable {
   @usableFromInline var armedDeadline = Instant.distantFuture
   /// The latest reading of the clock, to notice a clock that goes backwards.
   @usableFromInline var latestReading = Instant.distantPast
+  /// Whether calls, `flush()` and `cancel()` are acted on: `false` after `invalidate()` or `finish()`.
+  @usableFromInline var acceptsCalls = true
+  /// `finish()` was called and `invalidate()` was not: every run in flight is kept as a flushed one, and the
+  /// action is released once the last of them returns.
+  @usableFromInline var isFinishing = false
+  /// Bumped by `cancel()` and by `invalidate()` after `finish()`: an async run created under an older epoch
+  /// does not start.
+  @usableFromInline var epoch: UInt32 = 0
   /// The user's action; `nil` once invalidated: nothing starts any more, but flushed runs.
   @usableFromInline var action: Action<Value>?
   /// After `invalidate()`, the action kept for flushed runs that have not started yet; `nil` otherwise.
@@ -67,7 +76,7 @@ struct EngineState<Rule: TimingRule>: Sendable {
   @usableFromInline var task: Task<Void, Never>?
   /// A task to cancel once the lock is released (see ``HandOff/cancelsTask``).
   @usableFromInline var taskToCancel: Task<Void, Never>?
-  /// Tasks waiting in `waitUntilIdle()`.
+  /// Tasks waiting in `waitUntilIdle()`, and the keyed container's observer.
   @usableFromInline var idleWaiters = IdleWaiters()
 
   init(rule: Rule, clock: ClockBox?, target: ActionTarget<Value>, reduce: Reducer<Value>?) {
@@ -78,11 +87,23 @@ struct EngineState<Rule: TimingRule>: Sendable {
     self.slot = target.overlap.map { OverlapSlot(overlap: $0, reduce: reduce) }
   }
 
-  /// The clock to schedule work with.
-  var scheduler: any RateLimitClock { clock?.clock ?? DispatchClock() }
+  /// What scheduling needs, copied out of the lock: the clock and the queue.
+  var schedulingState: SchedulingState { SchedulingState(clock: clock, queue: queue) }
+
+  /// Schedules `work` on the clock, never on the caller's stack (see ``ClockBox/schedule(at:on:_:)``).
+  func schedule(at deadline: Instant, _ work: @escaping @Sendable () -> Void) {
+    if let clock {
+      clock.schedule(at: deadline.duration, on: queue, work)
+    } else {
+      DispatchClock().schedule(at: deadline.duration, on: queue, work)
+    }
+  }
 
   /// Whether no run is handed over, waiting, or executing: what `waitUntilIdle()` waits for.
   @usableFromInline var isIdle: Bool { handed.isEmpty && executing == 0 && slot?.isRunning != true }
+
+  /// Whether a run that comes due now would start: `false` for `.dropNew` while a run is running.
+  @inlinable var acceptsRunAtOnce: Bool { slot?.acceptsRun ?? true }
 
   // MARK: Time
 
@@ -118,8 +139,12 @@ struct EngineState<Rule: TimingRule>: Sendable {
 
   /// Hands over the held value whose deadline has passed by `now`, if any (see ``settle(until:)``).
   @inlinable
-  mutating func handOverDueWork(until now: Instant, into handOff: inout HandOff, engine: Engine<Rule>) {
-    if let run = settle(until: now) { decided(run, isFlushed: false, into: &handOff, engine: engine) }
+  mutating func handOverDueWork(
+    until now: Instant, into handOff: inout HandOff, discarding discarded: inout Value?, engine: Engine<Rule>
+  ) {
+    if let run = settle(until: now) {
+      decided(run, isFlushed: false, into: &handOff, discarding: &discarded, engine: engine)
+    }
   }
 
   /// The deadline of the timer to schedule so that the rule's deadline is met, if the armed one does not do.
@@ -131,22 +156,30 @@ struct EngineState<Rule: TimingRule>: Sendable {
     return deadline
   }
 
+  /// Whether the limiter is at rest at `now` (``ActionLimiter/isAtRest``).
+  mutating func isAtRest() -> Bool {
+    guard isIdle else { return false }
+    return !acceptsCalls || rule.isAtRest(at: readClock())
+  }
+
   // MARK: Runs
 
   /// The rules decided `run`: hand it over. A synchronous run joins the queue of handed runs (the caller
   /// schedules its delivery); an async run goes to the overlap policy, which starts its task now (creating a
-  /// task runs no user code), lets it wait, or drops it.
+  /// task runs no user code), lets it wait, or drops it (its value, or a waiting value it replaces, goes to
+  /// `discarded`).
   @usableFromInline
   mutating func decided(
-    _ run: Run<Value>, isFlushed: Bool, into handOff: inout HandOff, engine: Engine<Rule>
+    _ run: Run<Value>, isFlushed: Bool, into handOff: inout HandOff, discarding discarded: inout Value?,
+    engine: Engine<Rule>
   ) {
-    let handedRun = HandedRun(value: run.value, isFlushed: isFlushed)
+    let handedRun = HandedRun(value: run.value, isFlushed: isFlushed || isFinishing)
     guard slot != nil else {
       handed.append(handedRun)
       handOff.deliver(at: run.time)
       return
     }
-    let (decision, cancelRunning) = slot!.due(handedRun)
+    let (decision, cancelRunning) = slot!.due(handedRun, discarding: &discarded)
     if cancelRunning { cancelTask(into: &handOff) }
     if case .start(let started) = decision { start(started, engine: engine) }
   }
@@ -156,16 +189,18 @@ struct EngineState<Rule: TimingRule>: Sendable {
     guard case .async(let action)? = action ?? (run.isFlushed ? actionForFlushedRuns : nil) else {
       preconditionFailure("an async run started without its action")
     }
-    task = engine.startTask(run, action: action)
+    task = engine.startTask(run, action: action, epoch: epoch)
   }
 
   /// A synchronous delivery reached the queue: takes the run at the head (whichever block got here first), if
-  /// it may still start, with the action to run it.
-  mutating func startNextHanded() -> (Value, @Sendable (Value) -> Void)? {
+  /// it may still start, with the action to run it. A run it may not start is handed back in `discarded`.
+  mutating func startNextHanded(discarding discarded: inout Value?) -> (Value, @Sendable (Value) -> Void)? {
     guard let run = handed.popFirst() else { return nil }
     let action = run.isFlushed ? (action ?? actionForFlushedRuns) : action
-    if handed.isEmpty { actionForFlushedRuns = nil }
-    guard case .sync(let body)? = action else { return nil }
+    guard case .sync(let body)? = action else {
+      discarded = run.value
+      return nil
+    }
     executing += 1
     return (run.value, body)
   }
@@ -174,13 +209,30 @@ struct EngineState<Rule: TimingRule>: Sendable {
   mutating func asyncRunReturned(engine: Engine<Rule>) {
     task = nil
     if let next = slot!.runReturned() { start(next, engine: engine) }
-    if slot?.hasFlushedWaiting != true { actionForFlushedRuns = nil }
   }
 
-  /// `cancel()` after due work: forgets the held value and timing, drops a waiting run, cancels the running one.
-  mutating func cancel(into handOff: inout HandOff) {
-    rule.cancelled()
-    if slot?.cancelled() == true { cancelTask(into: &handOff) }
+  /// What is left to release once a run returned or was dropped: after `invalidate()` or `finish()`, the action
+  /// is let go once nothing needs it any more. Returns it, to release outside the lock.
+  mutating func releaseUnneededAction() -> (Action<Value>?, Action<Value>?) {
+    let stillNeeded = !handed.isEmpty || slot?.hasFlushedWaiting == true
+    var released: (Action<Value>?, Action<Value>?) = (nil, nil)
+    if !stillNeeded { released.0 = actionForFlushedRuns.take() }
+    if isFinishing && isIdle { released.1 = action.take() }
+    return released
+  }
+
+  /// `cancel()` after due work: forgets the held value and timing, drops every run not started yet (handed,
+  /// waiting, or a task that has not reached its action), cancels the running one. Returns the handed runs it
+  /// dropped; the held and waiting values go to `discarded`.
+  mutating func cancel(
+    into handOff: inout HandOff, discarding discarded: inout (Value?, Value?)
+  ) -> RunQueue<Value> {
+    discarded.0 = rule.cancelled()
+    epoch &+= 1
+    if slot?.cancelled(discarding: &discarded.1) == true { cancelTask(into: &handOff) }
+    var dropped = RunQueue<Value>()
+    swap(&dropped, &handed)
+    return dropped
   }
 
   /// Marks the running task to be cancelled once the lock is released.
@@ -189,22 +241,45 @@ struct EngineState<Rule: TimingRule>: Sendable {
     handOff.cancelsTask = true
   }
 
-  /// `invalidate()`: nothing starts any more but flushed runs; returns the action, to release outside the lock.
-  mutating func invalidate(into handOff: inout HandOff) -> Action<Value>? {
-    rule.cancelled()
-    let released = action
-    action = nil
-    let keepsFlushed = handed.keepFlushed()
-    if slot?.invalidated() == true { cancelTask(into: &handOff) }
-    if keepsFlushed || slot?.hasFlushedWaiting == true {
-      actionForFlushedRuns = actionForFlushedRuns ?? released
-    }
-    return released
+  /// `finish()`: later calls are ignored; every run in flight is kept as a flushed one (deallocation stops none of
+  /// them). The caller has flushed the held value already.
+  mutating func finish() {
+    acceptsCalls = false
+    isFinishing = true
+    handed.markAllFlushed()
+    slot?.finished()
   }
 
-  /// Every waiter of `waitUntilIdle()` if nothing is running any more, to resume outside the lock.
-  mutating func idleWaitersIfIdle() -> [IdleWaiters.Continuation] {
-    isIdle ? idleWaiters.takeAll() : []
+  /// `invalidate()`: nothing starts any more but flushed runs (after `finish()`, nothing at all). Returns what it
+  /// lets go of, to release outside the lock: the action, the dropped runs; the held and waiting values go to
+  /// `discarded`.
+  mutating func invalidate(
+    into handOff: inout HandOff, discarding discarded: inout (Value?, Value?)
+  ) -> (Action<Value>?, RunQueue<Value>) {
+    acceptsCalls = false
+    discarded.0 = rule.cancelled()
+    let released = action.take()
+    var dropped: RunQueue<Value>
+    if isFinishing {
+      // After `finish()`, `invalidate()` cancels everything not yet returned, flushed or not.
+      isFinishing = false
+      epoch &+= 1
+      dropped = RunQueue()
+      swap(&dropped, &handed)
+      if slot?.cancelled(discarding: &discarded.1) == true { cancelTask(into: &handOff) }
+      return (released, dropped)
+    }
+    dropped = handed.keepFlushed()
+    if slot?.invalidated(discarding: &discarded.1) == true { cancelTask(into: &handOff) }
+    if !handed.isEmpty || slot?.hasFlushedWaiting == true {
+      actionForFlushedRuns = actionForFlushedRuns ?? released
+    }
+    return (released, dropped)
+  }
+
+  /// Every waiter of `waitUntilIdle()`, and the observer, if nothing is running any more: to tell outside the lock.
+  mutating func idleNotice() -> IdleNotice {
+    isIdle ? idleWaiters.takeAll() : .none
   }
 }
 
@@ -213,8 +288,56 @@ struct EngineState<Rule: TimingRule>: Sendable {
 @usableFromInline
 final class ClockBox: Sendable {
   @usableFromInline let clock: any RateLimitClock
+  /// Whether the clock may run work inside `schedule` (a custom clock; the library's own never do).
+  let mayRunInline: Bool
 
   init(_ clock: any RateLimitClock) {
     self.clock = clock
+    self.mayRunInline = !(clock is any DefersScheduledWork)
   }
+
+  /// Schedules `work` so that it never runs on the stack of whoever schedules it: if the clock runs it before
+  /// `schedule` returns (which the protocol allows for a deadline that has passed), it is handed to `queue`
+  /// instead. So a custom clock can never make an action run inside `call`, nor recurse through an action
+  /// that calls its own limiter.
+  func schedule(at deadline: Duration, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
+    guard mayRunInline else { return clock.schedule(at: deadline, on: queue, work) }
+    let scheduling = SchedulingFlag()
+    clock.schedule(at: deadline, on: queue) {
+      if scheduling.isSet { queue.async(execute: work) } else { work() }
+    }
+    scheduling.clear()
+  }
+}
+
+/// The clock and queue of an engine, to schedule with outside its lock.
+struct SchedulingState: Sendable {
+  let clock: ClockBox?
+  let queue: DispatchQueue
+
+  /// Schedules `work` on the clock, never on the caller's stack (see ``ClockBox/schedule(at:on:_:)``).
+  func schedule(at deadline: Instant, _ work: @escaping @Sendable () -> Void) {
+    if let clock {
+      clock.schedule(at: deadline.duration, on: queue, work)
+    } else {
+      DispatchClock().schedule(at: deadline.duration, on: queue, work)
+    }
+  }
+}
+
+/// The library's clocks, which never run work inside `schedule`: no guard needed.
+protocol DefersScheduledWork {}
+
+extension DispatchClock: DefersScheduledWork {}
+extension ManualClock: DefersScheduledWork {}
+
+/// Set while `schedule` has not returned: work that sees it set is running inline.
+final class SchedulingFlag: @unchecked Sendable {
+  // @unchecked Sendable: `set` is only read and written inside `lock.withLock`.
+  private let lock = Lock()
+  private var set = true
+
+  var isSet: Bool { lock.withLock { set } }
+
+  func clear() { lock.withLock { set = false } }
 }

@@ -1,11 +1,14 @@
-/// The tasks suspended in `waitUntilIdle()`, each under an id so that its cancellation handler can find it.
+/// The tasks suspended in `waitUntilIdle()`, each under an id so that its cancellation handler can find it in
+/// O(1), however many wait; and the observer a keyed container sets to learn that the limiter became idle.
 /// Empty (and allocating nothing) unless someone waits.
 @usableFromInline
 struct IdleWaiters: Sendable {
   @usableFromInline typealias Continuation = CheckedContinuation<Void, Never>
 
-  private var waiting: [(id: UInt64, continuation: Continuation)] = []
+  private var waiting: [UInt64: Continuation] = [:]
   private var lastID: UInt64 = 0
+  /// Called (outside the lock) each time the limiter becomes idle; set by ``Keyed``.
+  var observer: (@Sendable () -> Void)?
 
   @usableFromInline
   init() {}
@@ -18,25 +21,35 @@ struct IdleWaiters: Sendable {
 
   /// Adds a waiter.
   mutating func add(_ id: UInt64, _ continuation: Continuation) {
-    waiting.append((id, continuation))
+    waiting[id] = continuation
   }
 
   /// Removes the waiter `id` (its task was cancelled) and returns it, if it is still here.
+  ///
+  /// - Complexity: O(1).
   mutating func remove(_ id: UInt64) -> Continuation? {
-    guard let index = waiting.firstIndex(where: { $0.id == id }) else { return nil }
-    return waiting.remove(at: index).continuation
+    waiting.removeValue(forKey: id)
   }
 
-  /// Removes every waiter, to be resumed outside the lock.
-  mutating func takeAll() -> [Continuation] {
-    defer { waiting = [] }
-    return waiting.map(\.continuation)
+  /// Removes every waiter, to be resumed outside the lock, with the observer to call.
+  mutating func takeAll() -> IdleNotice {
+    if waiting.isEmpty { return IdleNotice(continuations: [], observer: observer) }
+    defer { waiting = [:] }
+    return IdleNotice(continuations: Array(waiting.values), observer: observer)
   }
 }
 
-extension [IdleWaiters.Continuation] {
-  /// Resumes every waiter. Call outside the lock.
-  func resumeAll() {
-    forEach { $0.resume() }
+/// What becoming idle leaves to do outside the lock: resume the waiters, tell the observer.
+struct IdleNotice: Sendable {
+  var continuations: [IdleWaiters.Continuation]
+  var observer: (@Sendable () -> Void)?
+
+  /// Nothing to do: the limiter is not idle.
+  static let none = IdleNotice(continuations: [], observer: nil)
+
+  /// Resumes every waiter, then tells the observer. Call outside the lock.
+  func deliver() {
+    for continuation in continuations { continuation.resume() }
+    observer?()
   }
 }

@@ -45,7 +45,7 @@ struct DebounceRule<Value: Sendable>: TimingRule {
   }
 
   @inlinable
-  mutating func called(at now: Instant, with value: Value) -> Value? {
+  mutating func called(at now: Instant, with value: Value, mayRunAtOnce: Bool, displaced: inout Value?) -> Value? {
     // Quiet: no call at all in the last T (`now - lastCall >= T`), or the very first call.
     let isQuiet = !(now < quietEnd)
     // Every call, run or not, restarts the quiet period.
@@ -53,13 +53,13 @@ struct DebounceRule<Value: Sendable>: TimingRule {
     switch mode {
     case .leading:
       // Runs when quiet, or (with maxWait M) when `now - lastRun >= M`.
-      guard isQuiet || !(now < maxWaitEnd) else { return nil }
+      guard isQuiet || !(now < maxWaitEnd), mayRunAtOnce else { return nil }
       if let waitLimit { maxWaitEnd = now + waitLimit }
       return value
     case .trailing:
       // The first call after idle is the maxWait anchor; the latest value is held.
       if isQuiet, let waitLimit { maxWaitEnd = now + waitLimit }
-      held.add(value)
+      held.add(value, displacing: &displaced)
       return nil
     }
   }
@@ -83,15 +83,22 @@ struct DebounceRule<Value: Sendable>: TimingRule {
   mutating func flushed(at now: Instant) -> Value? {
     guard let value = held.take() else { return nil }
     // As if the run had happened at its deadline: idle; the next call starts a new burst and anchor.
-    cancelled()
+    quietEnd = .distantPast
+    maxWaitEnd = .distantFuture
     return value
   }
 
   @usableFromInline
-  mutating func cancelled() {
-    _ = held.take()
+  mutating func cancelled() -> Value? {
     quietEnd = .distantPast
     maxWaitEnd = .distantFuture
+    return held.take()
+  }
+
+  @usableFromInline
+  func isAtRest(at now: Instant) -> Bool {
+    // Once the quiet period is over, a call is quiet and resets the maxWait anchor or last run: a first call.
+    held.isEmpty && !(now < quietEnd)
   }
 
   @usableFromInline

@@ -22,13 +22,18 @@ struct HeldValue<Value: Sendable>: Sendable {
   @inlinable var isEmpty: Bool { value == nil }
 
   /// Holds `newValue`: as it is when nothing is held, else replacing the held value or combined into it.
+  /// A value it replaces is moved to `displaced` rather than destroyed, so that the caller can let it go once
+  /// its lock is released (a value's `deinit` may call back into the limiter).
   ///
   /// - Complexity: O(1), plus what `reduce` costs; combining works on the held value in place.
   @inlinable
-  mutating func add(_ newValue: Value) {
-    if let reduce, value != nil {
+  mutating func add(_ newValue: Value, displacing displaced: inout Value?) {
+    if value == nil {
+      value = newValue
+    } else if let reduce {
       reduce(&value!, newValue)
     } else {
+      displaced = value.take()
       value = newValue
     }
   }

@@ -26,24 +26,25 @@ struct ThrottleRule<Value: Sendable>: TimingRule {
   var deadline: Instant? { held.isEmpty ? nil : windowEnd }
 
   @inlinable
-  mutating func called(at now: Instant, with value: Value) -> Value? {
+  mutating func called(at now: Instant, with value: Value, mayRunAtOnce: Bool, displaced: inout Value?) -> Value? {
     switch mode {
     case .leading:
       // Runs if nothing ran in the last T (`now - lastRun >= T`), else dropped.
-      if now < windowEnd { return nil }
+      if now < windowEnd || !mayRunAtOnce { return nil }
       windowEnd = now + interval
       return value
     case .trailing:
       // A call while idle opens [now, now + T); every call inside replaces (or joins) the held value.
       if held.isEmpty { windowEnd = now + interval }
-      held.add(value)
+      held.add(value, displacing: &displaced)
       return nil
     case .firstPerDuration:
       // Runs at once and opens a window when idle; held (latest wins) while a window is open.
       if now < windowEnd {
-        held.add(value)
+        held.add(value, displacing: &displaced)
         return nil
       }
+      if !mayRunAtOnce { return nil }
       windowEnd = now + interval
       return value
     }
@@ -68,9 +69,15 @@ struct ThrottleRule<Value: Sendable>: TimingRule {
   }
 
   @usableFromInline
-  mutating func cancelled() {
-    _ = held.take()
+  mutating func cancelled() -> Value? {
     windowEnd = .distantPast
+    return held.take()
+  }
+
+  @usableFromInline
+  func isAtRest(at now: Instant) -> Bool {
+    // `.trailing` only remembers its window while it holds a value.
+    held.isEmpty && (mode == .trailing || !(now < windowEnd))
   }
 
   @usableFromInline

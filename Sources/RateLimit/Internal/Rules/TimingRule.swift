@@ -15,7 +15,13 @@ protocol TimingRule<Value>: Sendable {
   var deadline: Instant? { get }
 
   /// A call arrived at `now`. Returns the value to run at once, if any.
-  mutating func called(at now: Instant, with value: Value) -> Value?
+  ///
+  /// - Parameters:
+  ///   - mayRunAtOnce: `false` when a run started now would be dropped (`.dropNew` while a run is running): a
+  ///     call the rule would run at once is then a call the rule drops itself: no window opens, the last run
+  ///     stays the last run (a debouncer's quiet period still restarts, as for every call). SPEC 3.0.
+  ///   - displaced: receives a held value this call replaces, to be released outside the lock.
+  mutating func called(at now: Instant, with value: Value, mayRunAtOnce: Bool, displaced: inout Value?) -> Value?
 
   /// ``deadline`` has been reached. Returns the held value, to run at that deadline.
   mutating func deadlineReached() -> Run<Value>?
@@ -23,8 +29,12 @@ protocol TimingRule<Value>: Sendable {
   /// `flush()` at `now`. Returns the held value, to run at once, if any.
   mutating func flushed(at now: Instant) -> Value?
 
-  /// `cancel()`: forget the held value and all timing state.
-  mutating func cancelled()
+  /// `cancel()`: forget the held value and all timing state. Returns the held value, to release outside the lock.
+  mutating func cancelled() -> Value?
+
+  /// Whether a call at `now` would be treated as the very first call: nothing held, no window or quiet period
+  /// that could change what the next call does.
+  func isAtRest(at now: Instant) -> Bool
 
   /// The clock went back by `jump`. Moves every instant the rule remembers back by as much, so that the step
   /// counts as no time passing: a window or quiet period keeps the time it had left.
@@ -34,6 +44,12 @@ protocol TimingRule<Value>: Sendable {
 extension TimingRule {
   /// Whether a value is held back waiting for its deadline.
   @inlinable var isPending: Bool { deadline != nil }
+
+  /// A call that may run at once, whose displaced value is simply dropped: the pure rules' tests.
+  mutating func called(at now: Instant, with value: Value) -> Value? {
+    var displaced: Value?
+    return called(at: now, with: value, mayRunAtOnce: true, displaced: &displaced)
+  }
 }
 
 /// A value to hand to the queue, and the instant it is due.

@@ -1,0 +1,179 @@
+/// The limiters of a ``Keyed`` container, one per key, behind one lock.
+///
+/// The release protocol, which loses no call: every operation that reaches a key's limiter first counts itself
+/// in (`users += 1`) under the lock, and counts itself out after. A limiter is released (taken out of the
+/// dictionary, then invalidated outside the lock) only while no operation is counted in and it is at rest; an
+/// operation that comes later finds no entry and goes to a new limiter. So a call never reaches a released
+/// limiter, and calls made one after another reach their key's limiters in that order.
+final class KeyedLimiters<Key: Hashable & Sendable, Limiter: ActionLimiter>: @unchecked Sendable {
+  // @unchecked Sendable: `entries`, `isInvalidated` and `operationsSinceSweep` are only read and written inside
+  // `lock.withLock`; `make` is immutable and Sendable. Limiters are called outside the lock, but for `isAtRest`,
+  // which library limiters answer under their own lock (lock order: this one, then the limiter's).
+  private struct Entry {
+    let limiter: Limiter
+    /// Operations counted in on this limiter and not yet out.
+    var users = 0
+  }
+
+  private let lock = Lock()
+  private let make: @Sendable (Key) -> Limiter
+  private var entries: [Key: Entry] = [:]
+  private var isInvalidated = false
+  private var operationsSinceSweep = 0
+
+  init(_ make: @escaping @Sendable (Key) -> Limiter) {
+    self.make = make
+  }
+
+  // MARK: Reaching a key's limiter
+
+  /// Runs `body` on `key`'s limiter, counted in while `body` runs outside the lock. With `creating`, a limiter
+  /// is made if there is none (outside the lock), unless the container is invalidated. `nil` if no limiter.
+  func withLimiter<Result>(_ key: Key, creating: Bool, _ body: (Limiter) -> Result) -> Result? {
+    var released: [Limiter] = []
+    defer { release(released) }
+    let existing: Limiter? = lock.withLock {
+      released = sweepIfDue()
+      if creating && isInvalidated { return nil }
+      guard entries[key] != nil else { return nil }
+      entries[key]!.users += 1
+      return entries[key]!.limiter
+    }
+    let limiter: Limiter
+    if let existing {
+      limiter = existing
+    } else {
+      guard creating, lock.withLock({ !isInvalidated }) else { return nil }
+      // `makeLimiter` is the user's code: outside the lock.
+      let made = make(key)
+      let (chosen, isNew): (Limiter?, Bool) = lock.withLock {
+        if isInvalidated { return (nil, false) }
+        if entries[key] != nil {
+          // Another thread made one meanwhile: use it.
+          entries[key]!.users += 1
+          return (entries[key]!.limiter, false)
+        }
+        entries[key] = Entry(limiter: made, users: 1)
+        return (made, true)
+      }
+      if !isNew { made.invalidate() }
+      guard let chosen else { return nil }
+      if isNew, let observable = chosen as? any IdleObservable { observe(observable, key: key) }
+      limiter = chosen
+    }
+    let result = body(limiter)
+    let free: Limiter? = lock.withLock {
+      guard entries[key]?.limiter === limiter else { return nil }
+      entries[key]!.users -= 1
+      return takeIfAtRest(key)
+    }
+    if let free { released.append(free) }
+    return result
+  }
+
+  /// Tells this container each time `limiter` becomes idle, so that it is released when its last run returns.
+  private func observe(_ limiter: any IdleObservable, key: Key) {
+    let container = WeakKeyedLimiters(self)
+    let identity = ObjectIdentifier(limiter as AnyObject)
+    limiter.observeIdle { container.object?.limiterBecameIdle(key, identity) }
+  }
+
+  private func limiterBecameIdle(_ key: Key, _ identity: ObjectIdentifier) {
+    let free: Limiter? = lock.withLock {
+      guard let entry = entries[key], ObjectIdentifier(entry.limiter) == identity else { return nil }
+      return takeIfAtRest(key)
+    }
+    if let free { release([free]) }
+  }
+
+  /// Takes `key`'s limiter out if no operation is on it and it is at rest. Under the lock.
+  private func takeIfAtRest(_ key: Key) -> Limiter? {
+    guard let entry = entries[key], entry.users == 0, entry.limiter.isAtRest else { return nil }
+    entries[key] = nil
+    return entry.limiter
+  }
+
+  /// Every so many operations (as many as there are limiters: O(1) amortized), takes out every limiter at rest.
+  private func sweepIfDue() -> [Limiter] {
+    operationsSinceSweep += 1
+    guard operationsSinceSweep >= Swift.max(entries.count, 16) else { return [] }
+    return sweep()
+  }
+
+  private func sweep() -> [Limiter] {
+    operationsSinceSweep = 0
+    var free: [Limiter] = []
+    for key in Array(entries.keys) {
+      if let limiter = takeIfAtRest(key) { free.append(limiter) }
+    }
+    if entries.capacity > 4 * Swift.max(entries.count, 8) {
+      var shrunk = [Key: Entry](minimumCapacity: entries.count)
+      for (key, entry) in entries { shrunk[key] = entry }
+      entries = shrunk
+    }
+    return free
+  }
+
+  /// Invalidates and lets go of limiters taken out: outside the lock.
+  private func release(_ limiters: [Limiter]) {
+    for limiter in limiters { limiter.invalidate() }
+  }
+
+  // MARK: Every key
+
+  /// Runs `body` on every limiter held, each counted in while `body` runs outside the lock.
+  func forEachLimiter(_ body: (Limiter) -> Void) {
+    let held: [(Key, Limiter)] = lock.withLock {
+      Array(entries.keys).map { key in
+        entries[key]!.users += 1
+        return (key, entries[key]!.limiter)
+      }
+    }
+    for (_, limiter) in held { body(limiter) }
+    let free: [Limiter] = lock.withLock {
+      held.compactMap { key, limiter in
+        guard entries[key]?.limiter === limiter else { return nil }
+        entries[key]!.users -= 1
+        return takeIfAtRest(key)
+      }
+    }
+    release(free)
+  }
+
+  /// `invalidate()`: every held limiter is invalidated (their flushed runs still start); later calls are ignored.
+  /// The limiters stay held until they are at rest, so that `count` and `waitUntilIdle()` see their runs.
+  func invalidate() {
+    let wasValid = lock.withLock {
+      defer { isInvalidated = true }
+      return !isInvalidated
+    }
+    guard wasValid else { return }
+    forEachLimiter { $0.invalidate() }
+  }
+
+  /// The limiters not at rest: every limiter at rest is released first.
+  var count: Int {
+    let (free, count): ([Limiter], Int) = lock.withLock {
+      let free = sweep()
+      return (free, entries.count)
+    }
+    release(free)
+    return count
+  }
+
+  /// Every limiter held now.
+  var held: [Limiter] {
+    lock.withLock { entries.values.map(\.limiter) }
+  }
+}
+
+/// A weak reference to a ``KeyedLimiters`` that an idle observer may capture: a limiter never keeps its
+/// container alive.
+struct WeakKeyedLimiters<Key: Hashable & Sendable, Limiter: ActionLimiter>: @unchecked Sendable {
+  // @unchecked Sendable: KeyedLimiters is thread-safe (see its comment); a weak reference to one may be shared.
+  weak var object: KeyedLimiters<Key, Limiter>?
+
+  init(_ object: KeyedLimiters<Key, Limiter>) {
+    self.object = object
+  }
+}

@@ -1,0 +1,78 @@
+/// Bookings in the order they were made, which is also the order of their instants (no request is booked
+/// earlier than one made before it): the sliding window's log, the token bucket's bookings ahead.
+///
+/// A ring of entries that allocates only when it grows. Entries leave from the front as time passes; a
+/// cancelled one leaves from wherever it is, found by its id in O(log n).
+struct BookingLog: Sendable {
+  /// One booking: `permits` at `time` (whole nanoseconds), and the id a ``RateLimiter/Reservation`` cancels it by.
+  struct Entry: Sendable {
+    var time: Int64
+    var permits: Int
+    var id: UInt64
+  }
+
+  private var entries: ContiguousArray<Entry> = []
+  private var head = 0
+  /// The permits of every entry.
+  private(set) var total = 0
+
+  var isEmpty: Bool { head == entries.count }
+  var first: Entry? { isEmpty ? nil : entries[head] }
+  var last: Entry? { isEmpty ? nil : entries[entries.count - 1] }
+  var count: Int { entries.count - head }
+
+  /// Adds a booking at the end; its time is not earlier than the last one's.
+  mutating func append(_ entry: Entry) {
+    if head > 0 && head == entries.count {
+      entries.removeAll(keepingCapacity: true)
+      head = 0
+    }
+    entries.append(entry)
+    total += entry.permits
+  }
+
+  /// Removes the first booking.
+  mutating func removeFirst() {
+    total -= entries[head].permits
+    head += 1
+    // Compact once the dead front is half the storage: amortized O(1).
+    if head >= 32 && head * 2 >= entries.count {
+      entries.removeFirst(head)
+      head = 0
+    }
+  }
+
+  /// Removes every booking at or before `time`.
+  mutating func removeAll(notAfter time: Int64) {
+    while let first, first.time <= time { removeFirst() }
+  }
+
+  /// Removes every booking before `time`.
+  mutating func removeAll(before time: Int64) {
+    while let first, first.time < time { removeFirst() }
+  }
+
+  /// Removes the booking `id`, if it is still here. Returns it.
+  mutating func remove(id: UInt64) -> Entry? {
+    var low = head
+    var high = entries.count
+    while low < high {
+      let middle = (low + high) / 2
+      if entries[middle].id < id { low = middle + 1 } else { high = middle }
+    }
+    guard low < entries.count, entries[low].id == id else { return nil }
+    let entry = entries.remove(at: low)
+    total -= entry.permits
+    return entry
+  }
+
+  /// The entries from the front, oldest first.
+  var oldestFirst: ArraySlice<Entry> { entries[head...] }
+
+  /// Moves every instant back by `jump` (the clock went back).
+  mutating func shift(back jump: Int64) {
+    for index in head..<entries.count {
+      entries[index].time = Nanoseconds.subtracting(entries[index].time, jump)
+    }
+  }
+}

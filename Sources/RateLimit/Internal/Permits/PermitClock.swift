@@ -1,0 +1,84 @@
+import Dispatch
+
+/// The clock of a permit limiter, read in whole nanoseconds: ``DispatchClock`` directly, any other through its
+/// box. Waiters' timers go through the box too, so that a custom clock never resumes a waiter inline.
+struct PermitClock: Sendable {
+  /// `nil` for ``DispatchClock``.
+  let box: ClockBox?
+
+  init(_ clock: some RateLimitClock) {
+    box = clock is DispatchClock ? nil : ClockBox(clock)
+  }
+
+  /// `now`, rounded up to whole nanoseconds.
+  func now() -> Int64 {
+    guard let box else { return Int64(clamping: DispatchTime.now().uptimeNanoseconds) }
+    return Nanoseconds.roundingUp(box.clock.now)
+  }
+
+  /// Runs `work` once the clock reaches `instant`, on a serial queue of its own (waiters resume in order).
+  func schedule(at instant: Int64, _ work: @escaping @Sendable () -> Void) {
+    let deadline = Duration.nanoseconds(instant)
+    if let box {
+      box.schedule(at: deadline, on: Self.queue, work)
+    } else {
+      DispatchClock().schedule(at: deadline, on: Self.queue, work)
+    }
+  }
+
+  /// Where waiters' timers run: they only resume a continuation.
+  static let queue = DispatchQueue(label: "RateLimit.RateLimiter.waiters")
+}
+
+/// What every permit operation shares, whatever keeps the state: the rule, the ids of bookings, and the latest
+/// clock reading (to notice a clock that goes back). Guarded by its owner's lock.
+struct PermitBook<Rule: PermitRule>: Sendable {
+  let rule: Rule
+  /// `window == .zero`: no limiting (every request up to the capacity is granted at once; nothing is kept).
+  let isUnlimited: Bool
+  private var nextID: UInt64 = 0
+  private var latestReading: Int64 = .min
+
+  init(rule: Rule, isUnlimited: Bool) {
+    self.rule = rule
+    self.isUnlimited = isUnlimited
+  }
+
+  /// Takes in a clock reading: returns how far the clock went back since the previous one (0 if it did not).
+  mutating func read(_ now: Int64) -> Int64 {
+    defer { latestReading = now }
+    return now < latestReading ? Nanoseconds.subtracting(latestReading, now) : 0
+  }
+
+  mutating func newID() -> UInt64 {
+    nextID &+= 1
+    return nextID
+  }
+
+  /// `tryAcquire`: books at `now` or not at all.
+  mutating func tryAcquire(_ permits: Int, at now: Int64, in state: inout Rule.State) -> Bool {
+    if isUnlimited { return true }
+    return rule.reserve(permits, at: now, notAfter: now, id: newID(), cancellable: false, in: &state) != nil
+  }
+
+  /// `reserve`: books at the earliest instant, if within `maxDelay`.
+  mutating func reserve(
+    _ permits: Int, within maxDelay: Duration?, at now: Int64, in state: inout Rule.State
+  ) -> Booking? {
+    if isUnlimited { return Booking(time: now, permits: permits, id: 0, ruleTime: now) }
+    let deadline = maxDelay.map { Nanoseconds.adding(now, Nanoseconds.roundingDown($0)) } ?? .max
+    return rule.reserve(permits, at: now, notAfter: deadline, id: newID(), cancellable: true, in: &state)
+  }
+
+  /// `retryAfter`: how long `reserve` would wait now.
+  func retryAfter(_ permits: Int, at now: Int64, in state: Rule.State) -> Int64 {
+    if isUnlimited { return 0 }
+    return Nanoseconds.subtracting(rule.earliest(permits, at: now, in: state), now)
+  }
+
+  /// `Reservation.cancel()`.
+  func cancel(_ booking: Booking, at now: Int64, in state: inout Rule.State) {
+    if isUnlimited { return }
+    rule.cancel(booking, at: now, in: &state)
+  }
+}

@@ -1,0 +1,52 @@
+/// One limiter's permits: the rule's state behind a lock, and its clock. ``RateLimiter`` is a thin façade over
+/// it, so that the window and the bucket share every line but their rule.
+final class PermitCore<Rule: PermitRule>: BookingCanceller, @unchecked Sendable {
+  // @unchecked Sendable: `book` and `state` are only read and written inside `lock.withLock`; `clock` is
+  // immutable and Sendable.
+  private let lock = Lock()
+  private var book: PermitBook<Rule>
+  private var state: Rule.State
+  let clock: PermitClock
+
+  init(rule: Rule, isUnlimited: Bool, clock: PermitClock) {
+    self.book = PermitBook(rule: rule, isUnlimited: isUnlimited)
+    self.state = rule.fresh
+    self.clock = clock
+  }
+
+  var capacity: Int { book.rule.capacity }
+
+  /// Runs `body` under the lock with the clock read once (a step back is taken in first).
+  private func withNow<Result>(_ body: (inout PermitBook<Rule>, inout Rule.State, Int64) -> Result) -> Result {
+    lock.withLock {
+      let now = clock.now()
+      let jump = book.read(now)
+      if jump > 0 { book.rule.clockWentBack(by: jump, in: &state) }
+      return body(&book, &state, now)
+    }
+  }
+
+  func tryAcquire(_ permits: Int) -> Bool {
+    guard permits <= capacity else { return false }
+    return withNow { book, state, now in book.tryAcquire(permits, at: now, in: &state) }
+  }
+
+  func reserve(_ permits: Int, within maxDelay: Duration?) -> BookingOutcome {
+    guard permits <= capacity else { return .exceedsCapacity(capacity: capacity) }
+    return withNow { book, state, now in
+      if let booking = book.reserve(permits, within: maxDelay, at: now, in: &state) {
+        return .booked(booking, now: now)
+      }
+      return .exceedsMaxDelay(delay: book.retryAfter(permits, at: now, in: state))
+    }
+  }
+
+  func retryAfter(_ permits: Int) -> Int64? {
+    guard permits <= capacity else { return nil }
+    return withNow { book, state, now in book.retryAfter(permits, at: now, in: state) }
+  }
+
+  func cancel(_ booking: Booking) {
+    withNow { book, state, now in book.cancel(booking, at: now, in: &state) }
+  }
+}

@@ -1,0 +1,44 @@
+/// A permit rule as a pure state machine: no locks, no clocks, no tasks. The rule is the configuration (limit,
+/// window, burst); the state it works on is a separate value, so that ``KeyedRateLimiter`` keeps one small state per
+/// key and none for a key at rest. Times are whole nanoseconds on the clock's time line.
+///
+/// Every operation is a few lines over two helpers, as in Go's `rate.Limiter`: bring the state up to `now`, and
+/// find the earliest instant a request can be booked.
+protocol PermitRule: Sendable {
+  associatedtype State: Sendable
+
+  /// The most permits one request can ever get: `limit` for a window, `burst` for a bucket.
+  var capacity: Int { get }
+
+  /// The state of a limiter that has never been used.
+  var fresh: State { get }
+
+  /// The earliest instant a request for `permits` (at most ``capacity``) made at `now` could be booked. Books
+  /// nothing.
+  func earliest(_ permits: Int, at now: Int64, in state: State) -> Int64
+
+  /// Books `permits` (at most ``capacity``) at the earliest instant, unless that is later than `deadline`: then
+  /// returns `nil` and changes nothing. `cancellable`: whether a ``Booking`` will ever be cancelled (`tryAcquire`'s
+  /// never is).
+  func reserve(
+    _ permits: Int, at now: Int64, notAfter deadline: Int64, id: UInt64, cancellable: Bool, in state: inout State
+  ) -> Booking?
+
+  /// Gives `booking`'s permits back, as far as the rule allows; nothing after its time, nothing the second time.
+  func cancel(_ booking: Booking, at now: Int64, in state: inout State)
+
+  /// The clock went back by `jump`: counts as no time passing.
+  func clockWentBack(by jump: Int64, in state: inout State)
+
+  /// Whether `state` behaves, from `now` on, exactly as ``fresh`` would. May drop what no longer matters.
+  func isFresh(_ state: inout State, at now: Int64) -> Bool
+}
+
+/// A grant the rules made: `permits` at `time`, under `id`. `ruleTime` is the instant the rule itself computed
+/// (the token bucket's `timeToAct`, before first come, first served may move it later), which cancelling needs.
+struct Booking: Sendable {
+  var time: Int64
+  var permits: Int
+  var id: UInt64
+  var ruleTime: Int64
+}

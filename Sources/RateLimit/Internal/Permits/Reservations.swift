@@ -1,0 +1,122 @@
+/// Whatever keeps the booking a ``RateLimiter/Reservation`` cancels: a limiter, or one key of a keyed limiter.
+protocol BookingCanceller: AnyObject, Sendable {
+  func cancel(_ booking: Booking)
+}
+
+/// How a request ended, before it becomes a ``RateLimiter/Reservation`` or an error.
+enum BookingOutcome: Sendable {
+  case booked(Booking, now: Int64)
+  case exceedsCapacity(capacity: Int)
+  case exceedsMaxDelay(delay: Int64)
+}
+
+extension RateLimiter.Reservation {
+  init(_ booking: Booking, madeAt now: Int64, canceller: (any BookingCanceller)?) {
+    self.init(
+      permits: booking.permits, time: .nanoseconds(booking.time),
+      delay: .nanoseconds(Nanoseconds.subtracting(booking.time, now)), booking: booking, canceller: canceller)
+  }
+}
+
+/// One `acquire` waiting for its booking's instant: exactly one piece of work on the clock, which resumes it;
+/// cancelling its task first cancels the booking instead. Whichever comes first wins, under the lock.
+final class PermitWaiter: @unchecked Sendable {
+  // @unchecked Sendable: `state` is only read and written inside `lock.withLock`; continuations are resumed
+  // outside it.
+  private enum State {
+    /// Booked, not suspended yet.
+    case booked
+    /// Suspended.
+    case waiting(CheckedContinuation<Void, any Error>)
+    /// The clock reached the booking's instant.
+    case granted
+    /// The task was cancelled first.
+    case cancelled
+  }
+
+  private let lock = Lock()
+  private var state = State.booked
+
+  /// The clock reached the instant: resumes the waiter (or lets it return at once when it suspends).
+  func grant() {
+    let continuation: CheckedContinuation<Void, any Error>? = lock.withLock {
+      switch state {
+      case .booked:
+        state = .granted
+        return nil
+      case .waiting(let continuation):
+        state = .granted
+        return continuation
+      case .granted, .cancelled:
+        return nil
+      }
+    }
+    continuation?.resume()
+  }
+
+  /// The task was cancelled: returns whether it was in time (the booking is then to be cancelled).
+  func cancel() -> Bool {
+    let (won, continuation): (Bool, CheckedContinuation<Void, any Error>?) = lock.withLock {
+      switch state {
+      case .booked:
+        state = .cancelled
+        return (true, nil)
+      case .waiting(let continuation):
+        state = .cancelled
+        return (true, continuation)
+      case .granted, .cancelled:
+        return (false, nil)
+      }
+    }
+    continuation?.resume(throwing: CancellationError())
+    return won
+  }
+
+  /// Suspends until granted or cancelled.
+  func wait() async throws {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+      let outcome: Result<Void, any Error>? = lock.withLock {
+        switch state {
+        case .booked:
+          state = .waiting(continuation)
+          return nil
+        case .granted: return .success(())
+        case .cancelled: return .failure(CancellationError())
+        case .waiting: preconditionFailure("a waiter suspended twice")
+        }
+      }
+      if let outcome { continuation.resume(with: outcome) }
+    }
+  }
+}
+
+/// `acquire`, after the request: throws the request's error, or waits for the booking's instant (cancelling the
+/// booking if the task is cancelled first).
+func awaitBooking(
+  _ outcome: BookingOutcome, requested permits: Int, maxDelay: Duration?, clock: PermitClock,
+  canceller: any BookingCanceller
+) async throws {
+  let booking: Booking
+  switch outcome {
+  case .exceedsCapacity(let capacity):
+    throw RateLimiterError.exceedsCapacity(requested: permits, capacity: capacity)
+  case .exceedsMaxDelay(let delay):
+    throw RateLimiterError.exceedsMaxDelay(delay: .nanoseconds(delay), maxDelay: maxDelay ?? .zero)
+  case .booked(let booked, let now):
+    // A booking for now returns without waiting for the clock.
+    if booked.time <= now { return }
+    booking = booked
+  }
+  let waiter = PermitWaiter()
+  clock.schedule(at: booking.time) { waiter.grant() }
+  try await withTaskCancellationHandler {
+    try await waiter.wait()
+  } onCancel: {
+    if waiter.cancel() { canceller.cancel(booking) }
+  }
+}
+
+/// Traps unless `value >= 1`, naming the parameter and value.
+func requirePositive(_ value: Int, _ parameter: StaticString, of type: StaticString) {
+  if value < 1 { fatalError("\(type): \(parameter) must be at least 1, got \(parameter): \(value)") }
+}

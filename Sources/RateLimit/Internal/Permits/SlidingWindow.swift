@@ -1,0 +1,72 @@
+/// The strict sliding window: a request for n is booked at the earliest instant s ≥ now, and ≥ the latest booking,
+/// at which the permits booked in (s − T, s] plus n are at most N. So no window of length T, anywhere, ever holds
+/// more than N permits.
+///
+/// ```
+/// N = 2, T = 4     0 1 2 3 4 5 6 7 8
+/// requests         a b c . . d . . .
+/// granted          a b . . c . d . .   c waits for a to leave (0 + 4); d for b (1 + 4 → 5? no: c at 4
+///                                      and b at 1 are in (1, 5]: d waits until b leaves at 5 → 5)
+/// ```
+///
+/// The state is the log of bookings in (now − T, ∞): memory O(N) plus the bookings ahead. With N = 1,
+/// `tryAcquire` is exactly `Throttler.leading`'s rule: `now − lastGrant >= T`.
+struct SlidingWindow: PermitRule {
+  typealias State = BookingLog
+
+  let limit: Int
+  /// T in nanoseconds, at least 1 (a zero window never reaches the rules).
+  let window: Int64
+
+  var capacity: Int { limit }
+  var fresh: BookingLog { BookingLog() }
+
+  func earliest(_ permits: Int, at now: Int64, in log: BookingLog) -> Int64 {
+    // Not before now, nor before the latest booking (first come, first served).
+    var instant = Swift.max(now, log.last?.time ?? now)
+    var inWindow = log.total
+    let entries = log.oldestFirst
+    var index = entries.startIndex
+    // Bookings at or before `instant − T` are outside (instant − T, instant].
+    func leaveWindow() {
+      let start = Nanoseconds.subtracting(instant, window)
+      while index < entries.endIndex, entries[index].time <= start {
+        inWindow -= entries[index].permits
+        index += 1
+      }
+    }
+    leaveWindow()
+    // Slide until enough of the oldest bookings have left: the next leaves at its time + T.
+    while inWindow + permits > limit, index < entries.endIndex {
+      instant = Nanoseconds.adding(entries[index].time, window)
+      leaveWindow()
+    }
+    return instant
+  }
+
+  func reserve(
+    _ permits: Int, at now: Int64, notAfter deadline: Int64, id: UInt64, cancellable: Bool,
+    in log: inout BookingLog
+  ) -> Booking? {
+    log.removeAll(notAfter: Nanoseconds.subtracting(now, window))
+    let time = earliest(permits, at: now, in: log)
+    guard time <= deadline else { return nil }
+    log.append(BookingLog.Entry(time: time, permits: permits, id: id))
+    return Booking(time: time, permits: permits, id: id, ruleTime: time)
+  }
+
+  func cancel(_ booking: Booking, at now: Int64, in log: inout BookingLog) {
+    // After its time the permits were granted and used. The booking leaves the log; later ones keep their times.
+    guard now <= booking.time else { return }
+    _ = log.remove(id: booking.id)
+  }
+
+  func clockWentBack(by jump: Int64, in log: inout BookingLog) {
+    log.shift(back: jump)
+  }
+
+  func isFresh(_ log: inout BookingLog, at now: Int64) -> Bool {
+    log.removeAll(notAfter: Nanoseconds.subtracting(now, window))
+    return log.isEmpty
+  }
+}

@@ -1,0 +1,105 @@
+/// The token bucket of Go's `golang.org/x/time/rate`: it holds up to B permits, starts full, and refills
+/// continuously at N per T. A request for n takes n; the bucket may go into debt for bookings, and a request is
+/// booked at the instant the debt it adds is paid off.
+///
+/// Exact where Go's floats drift: credit is counted in nanosecond-permits (a permit is worth T, a nanosecond adds
+/// N), so over k windows never more than k·N + B permits are granted. Two deliberate differences from Go (SPEC):
+/// a second cancel of the same booking does nothing, and no request is booked earlier than a live booking made
+/// before it (Go's cancel of a middle reservation can let a newcomer overtake a waiting one). Booking instants
+/// are rounded up to the next nanosecond.
+///
+/// ```
+/// N = 2 per T = 4, B = 2   0 1 2 3 4 5 6
+/// requests                 a b c d . . .
+/// granted                  a b c . d . .   full at 0: a, b; then one every 2
+/// ```
+struct TokenBucket: PermitRule {
+  struct State: Sendable {
+    /// Credit at `last`, in nanosecond-permits (negative: debt for bookings ahead).
+    var tokens: Wide
+    /// When `tokens` was last brought up to date.
+    var last: Int64 = .min
+    /// The instant the latest booking's debt is paid off (Go's `lastEvent`).
+    var lastEvent: Int64 = .min
+    /// Bookings not yet granted, for first come, first served and for cancelling.
+    var ahead = BookingLog()
+  }
+
+  /// N.
+  let limit: Int64
+  /// T in nanoseconds, at least 1 (a zero window never reaches the rules).
+  let window: Int64
+  /// B.
+  let burst: Int
+
+  var capacity: Int { burst }
+  /// A full bucket: B permits of credit.
+  var full: Wide { Wide.product(Int64(burst), window) }
+  var fresh: State { State(tokens: full) }
+
+  /// The credit at `now` (Go's `advance`): a clock that went back counts as no time passing.
+  func tokens(at now: Int64, in state: State) -> Wide {
+    let full = self.full
+    if state.tokens >= full { return full }
+    let last = Swift.min(state.last, now)
+    let elapsed = Nanoseconds.subtracting(now, last)
+    // Time to fill up, rounded up; past it the bucket is full (no overflow for a bucket long unused).
+    if elapsed >= (full - state.tokens).dividedRoundingUp(by: limit) { return full }
+    return state.tokens + Wide.product(elapsed, limit)
+  }
+
+  /// Go's reservation: the credit after taking `permits` at `now`, and when its debt is paid off.
+  func take(_ permits: Int, at now: Int64, in state: State) -> (tokens: Wide, time: Int64) {
+    let tokens = self.tokens(at: now, in: state) - Wide.product(Int64(permits), window)
+    let wait = tokens < .zero ? (Wide.zero - tokens).dividedRoundingUp(by: limit) : 0
+    return (tokens, Nanoseconds.adding(now, wait))
+  }
+
+  func earliest(_ permits: Int, at now: Int64, in state: State) -> Int64 {
+    let time = take(permits, at: now, in: state).time
+    // First come, first served: not before a live booking made earlier.
+    return Swift.max(time, state.ahead.last?.time ?? time)
+  }
+
+  func reserve(
+    _ permits: Int, at now: Int64, notAfter deadline: Int64, id: UInt64, cancellable: Bool, in state: inout State
+  ) -> Booking? {
+    state.ahead.removeAll(before: now)
+    let (tokens, ruleTime) = take(permits, at: now, in: state)
+    let time = Swift.max(ruleTime, state.ahead.last?.time ?? ruleTime)
+    // A request that fails changes nothing.
+    guard time <= deadline else { return nil }
+    state.last = now
+    state.tokens = tokens
+    state.lastEvent = ruleTime
+    if cancellable || time > now { state.ahead.append(BookingLog.Entry(time: time, permits: permits, id: id)) }
+    return Booking(time: time, permits: permits, id: id, ruleTime: ruleTime)
+  }
+
+  func cancel(_ booking: Booking, at now: Int64, in state: inout State) {
+    guard now <= booking.time, state.ahead.remove(id: booking.id) != nil else { return }
+    // Go's `Reservation.CancelAt`: give back the permits, less those later bookings have counted on.
+    guard now <= booking.ruleTime else { return }
+    let countedOn = Wide.product(Nanoseconds.subtracting(state.lastEvent, booking.ruleTime), limit)
+    let restore = Wide.product(Int64(booking.permits), window) - countedOn
+    guard Wide.zero < restore else { return }
+    let refilled = tokens(at: now, in: state) + restore
+    state.tokens = Swift.min(refilled, full)
+    state.last = now
+    if booking.ruleTime == state.lastEvent {
+      let previous = Nanoseconds.subtracting(
+        booking.ruleTime, Wide.product(Int64(booking.permits), window).dividedRoundingDown(by: limit))
+      if previous >= now { state.lastEvent = previous }
+    }
+  }
+
+  func clockWentBack(by jump: Int64, in state: inout State) {
+    // Go's own state takes the step in at the next booking; bookings ahead move back with the clock.
+    state.ahead.shift(back: jump)
+  }
+
+  func isFresh(_ state: inout State, at now: Int64) -> Bool {
+    state.ahead.removeAll(before: now)
+    return state.ahead.isEmpty && tokens(at: now, in: state) >= full
+  }
+}

@@ -1,0 +1,98 @@
+/// The rules of ``RateLimiter``, kept separately for every key: "100 requests per minute per client".
+///
+/// ```swift
+/// let perClient = KeyedRateLimiter<String>(limit: 100, per: .seconds(60))
+/// if perClient.tryAcquire(for: clientIP) {
+///   handle(request)
+/// } else {
+///   reject(retryAfter: perClient.retryAfter(for: clientIP))   // 429
+/// }
+/// ```
+///
+/// Each key behaves exactly as its own `RateLimiter` with the same parameters and clock, created fresh the first
+/// time the key is used; keys never affect each other. A key whose state is back to a fresh limiter's (sliding
+/// window: no booking in the last window or ahead; token bucket: full and nothing booked ahead) is forgotten and
+/// its memory freed, during later operations on any key (O(1) amortized per operation). Forgetting is invisible,
+/// so memory follows the keys active within the last window, not every key ever seen. A key's state is a small
+/// value in one dictionary, not an object.
+public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
+  /// N, per key.
+  public let limit: Int
+  /// T. `.zero`: no limiting; every key is always fresh.
+  public let window: Duration
+  /// B, per key; `nil` for strict sliding windows.
+  public let burst: Int?
+  private let store: any KeyedPermitLimiting<Key>
+
+  /// A strict sliding window per key: never more than `limit` permits for one key in any window of `window`.
+  ///
+  /// - Parameters:
+  ///   - limit: N, at least 1.
+  ///   - window: T; must not be negative.
+  ///   - clock: Time source and timer, shared by every key.
+  public init(limit: Int, per window: Duration, clock: some RateLimitClock = .dispatch) {
+    requirePositive(limit, "limit", of: "KeyedRateLimiter")
+    requireNonNegative(window, "window", of: "KeyedRateLimiter")
+    self.limit = limit
+    self.window = window
+    self.burst = nil
+    let rule = SlidingWindow(limit: limit, window: Swift.max(1, Nanoseconds.roundingUp(window)))
+    store = KeyedPermitStore<Key, SlidingWindow>(rule: rule, isUnlimited: window == .zero, clock: PermitClock(clock))
+  }
+
+  /// A token bucket per key: one permit every `window / limit`, up to `burst` at once; each starts full.
+  ///
+  /// - Parameters:
+  ///   - limit: N, at least 1.
+  ///   - window: T; must not be negative.
+  ///   - burst: B, at least 1.
+  ///   - clock: Time source and timer, shared by every key.
+  public init(limit: Int, per window: Duration, burst: Int, clock: some RateLimitClock = .dispatch) {
+    requirePositive(limit, "limit", of: "KeyedRateLimiter")
+    requireNonNegative(window, "window", of: "KeyedRateLimiter")
+    requirePositive(burst, "burst", of: "KeyedRateLimiter")
+    self.limit = limit
+    self.window = window
+    self.burst = burst
+    let rule = TokenBucket(limit: Int64(limit), window: Swift.max(1, Nanoseconds.roundingUp(window)), burst: burst)
+    store = KeyedPermitStore<Key, TokenBucket>(rule: rule, isUnlimited: window == .zero, clock: PermitClock(clock))
+  }
+
+  /// ``RateLimiter/tryAcquire(_:)`` for `key`.
+  ///
+  /// - Complexity: O(1) amortized: one lock, one clock read, one hash lookup; no allocation for a key already
+  ///   present.
+  public func tryAcquire(_ permits: Int = 1, for key: Key) -> Bool {
+    requirePositive(permits, "permits", of: "KeyedRateLimiter")
+    return store.tryAcquire(permits, for: key)
+  }
+
+  /// ``RateLimiter/reserve(_:within:)`` for `key`.
+  public func reserve(_ permits: Int = 1, for key: Key, within maxDelay: Duration? = nil) -> RateLimiter.Reservation? {
+    requirePositive(permits, "permits", of: "KeyedRateLimiter")
+    if let maxDelay { requireNonNegative(maxDelay, "maxDelay", of: "KeyedRateLimiter") }
+    guard case .booked(let booking, let now) = store.reserve(permits, for: key, within: maxDelay) else { return nil }
+    return RateLimiter.Reservation(booking, madeAt: now, canceller: store.canceller(for: key))
+  }
+
+  /// ``RateLimiter/acquire(_:within:)`` for `key`: waits its turn among that key's requests.
+  public func acquire(_ permits: Int = 1, for key: Key, within maxDelay: Duration? = nil) async throws {
+    requirePositive(permits, "permits", of: "KeyedRateLimiter")
+    if let maxDelay { requireNonNegative(maxDelay, "maxDelay", of: "KeyedRateLimiter") }
+    try Task.checkCancellation()
+    try await awaitBooking(
+      store.reserve(permits, for: key, within: maxDelay), requested: permits, maxDelay: maxDelay,
+      clock: store.clock, canceller: store.canceller(for: key))
+  }
+
+  /// ``RateLimiter/retryAfter(_:)`` for `key`: what a 429's `Retry-After` should say.
+  public func retryAfter(_ permits: Int = 1, for key: Key) -> Duration? {
+    requirePositive(permits, "permits", of: "KeyedRateLimiter")
+    return store.retryAfter(permits, for: key).map(Duration.nanoseconds)
+  }
+
+  /// The keys whose state differs from a fresh limiter's, now. Exact: it forgets every fresh key first.
+  ///
+  /// - Complexity: O(keys held).
+  public var count: Int { store.count }
+}
