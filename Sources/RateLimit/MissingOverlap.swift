@@ -5,13 +5,17 @@ public import Dispatch
 // over an available one, so every synchronous call site still picks the initializer it always did.
 
 extension Throttler {
-  @available(*, unavailable, message: "an async action needs 'overlap:' (.waitForPrevious, .cancelPrevious or .dropNew)")
+  /// Not available: an async action needs `overlap:`. Only here so that the compiler says so.
+  @available(
+    *, unavailable, message: "an async action needs 'overlap:' (.waitForPrevious, .cancelPrevious or .dropNew)"
+  )
   public convenience init(
     interval: Duration, mode: ThrottleMode = .leading, clock: some RateLimitClock = .dispatch,
     reducing: (@Sendable (inout Value, Value) -> Void)? = nil,
     action: @escaping @isolated(any) @Sendable (Value) async -> Void
   ) { fatalError("unavailable") }
 
+  /// Not available: an async action needs `overlap:`, and runs where it is isolated, not on a queue.
   @available(*, unavailable, message: "an async action needs 'overlap:' and runs where it is isolated, not on a queue")
   public convenience init(
     interval: Duration, mode: ThrottleMode = .leading, queue: DispatchQueue, clock: some RateLimitClock = .dispatch,
@@ -21,7 +25,10 @@ extension Throttler {
 }
 
 extension Throttler where Value == Void {
-  @available(*, unavailable, message: "an async action needs 'overlap:' (.waitForPrevious, .cancelPrevious or .dropNew)")
+  /// Not available: an async action needs `overlap:`. Only here so that the compiler says so.
+  @available(
+    *, unavailable, message: "an async action needs 'overlap:' (.waitForPrevious, .cancelPrevious or .dropNew)"
+  )
   public convenience init(
     interval: Duration, mode: ThrottleMode = .leading, clock: some RateLimitClock = .dispatch,
     action: @escaping @isolated(any) @Sendable () async -> Void
@@ -29,13 +36,17 @@ extension Throttler where Value == Void {
 }
 
 extension Debouncer {
-  @available(*, unavailable, message: "an async action needs 'overlap:' (.waitForPrevious, .cancelPrevious or .dropNew)")
+  /// Not available: an async action needs `overlap:`. Only here so that the compiler says so.
+  @available(
+    *, unavailable, message: "an async action needs 'overlap:' (.waitForPrevious, .cancelPrevious or .dropNew)"
+  )
   public convenience init(
     interval: Duration, mode: DebounceMode = .trailing, maxWait: Duration? = nil,
     clock: some RateLimitClock = .dispatch, reducing: (@Sendable (inout Value, Value) -> Void)? = nil,
     action: @escaping @isolated(any) @Sendable (Value) async -> Void
   ) { fatalError("unavailable") }
 
+  /// Not available: an async action needs `overlap:`, and runs where it is isolated, not on a queue.
   @available(*, unavailable, message: "an async action needs 'overlap:' and runs where it is isolated, not on a queue")
   public convenience init(
     interval: Duration, mode: DebounceMode = .trailing, maxWait: Duration? = nil, queue: DispatchQueue,
@@ -45,7 +56,10 @@ extension Debouncer {
 }
 
 extension Debouncer where Value == Void {
-  @available(*, unavailable, message: "an async action needs 'overlap:' (.waitForPrevious, .cancelPrevious or .dropNew)")
+  /// Not available: an async action needs `overlap:`. Only here so that the compiler says so.
+  @available(
+    *, unavailable, message: "an async action needs 'overlap:' (.waitForPrevious, .cancelPrevious or .dropNew)"
+  )
   public convenience init(
     interval: Duration, mode: DebounceMode = .trailing, maxWait: Duration? = nil,
     clock: some RateLimitClock = .dispatch, action: @escaping @isolated(any) @Sendable () async -> Void

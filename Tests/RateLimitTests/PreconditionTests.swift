@@ -65,5 +65,27 @@ import Testing
       let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
       #expect(message.contains("re-schedules itself forever"), "\(message)")
     }
+
+    /// The permit limiters: `limit`, `burst`, `permits` below 1, a negative `window` or `maxDelay`; each message
+    /// names the parameter and the value.
+    @Test(arguments: [
+      ("limit: 0", 0), ("burst: -1", 1), ("window: -1.0 seconds", 2), ("permits: 0", 3), ("maxDelay: -2.0 seconds", 4),
+      ("permits: -3", 5), ("limit: -7", 6),
+    ])
+    func permitLimiterPreconditionsTrap(_ expected: String, _ scenario: Int) async {
+      let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [scenario] in
+        switch scenario {
+        case 0: _ = RateLimiter(limit: 0, per: .seconds(1))
+        case 1: _ = RateLimiter(limit: 1, per: .seconds(1), burst: -1)
+        case 2: _ = RateLimiter(limit: 1, per: .seconds(-1))
+        case 3: _ = RateLimiter(limit: 1, per: .seconds(1)).tryAcquire(0)
+        case 4: _ = RateLimiter(limit: 1, per: .seconds(1)).reserve(within: .seconds(-2))
+        case 5: _ = KeyedRateLimiter<String>(limit: 1, per: .seconds(1)).tryAcquire(-3, for: "a")
+        default: _ = KeyedRateLimiter<String>(limit: -7, per: .seconds(1), burst: 1)
+        }
+      }
+      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(message.contains(expected), "\(message)")
+    }
   }
 #endif

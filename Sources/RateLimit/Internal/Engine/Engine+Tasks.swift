@@ -59,7 +59,8 @@ extension EngineReference {
   ///
   /// The action and value are let go before the return is reported, so that whoever `waitUntilIdle()` wakes
   /// finds them released (a task's own closure would keep them until the task ends).
-  fileprivate func perform(on isolation: isolated (any Actor)?, _ box: TaskRun<Rule.Value>, _ ticket: StartTicket) async {
+  fileprivate func perform(on isolation: isolated (any Actor)?, _ box: TaskRun<Rule.Value>, _ ticket: StartTicket) async
+  {
     do {
       let (action, value) = box.take()
       if object.mayStart(ticket) {

@@ -13,6 +13,9 @@ struct IdleWaiters: Sendable {
   @usableFromInline
   init() {}
 
+  /// How many tasks wait (for tests).
+  var count: Int { waiting.count }
+
   /// A fresh id for a waiter.
   mutating func nextID() -> UInt64 {
     lastID &+= 1

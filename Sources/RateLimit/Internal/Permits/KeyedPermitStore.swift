@@ -9,10 +9,13 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PermitRule>: @unche
   private var book: PermitBook<Rule>
   private var states: [Key: Rule.State] = [:]
   private var operationsSinceSweep = 0
+  /// The state of a key never used (or forgotten).
+  private let fresh: Rule.State
   let clock: PermitClock
 
   init(rule: Rule, isUnlimited: Bool, clock: PermitClock) {
     self.book = PermitBook(rule: rule, isUnlimited: isUnlimited)
+    self.fresh = rule.fresh
     self.clock = clock
   }
 
@@ -51,27 +54,27 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PermitRule>: @unche
     return withNow { now in
       if book.isUnlimited { return true }
       // A booking leaves the key not fresh, and a refusal comes only from a state that is not: no check needed.
-      return book.tryAcquire(permits, at: now, in: &states[key, default: book.rule.fresh])
+      return book.tryAcquire(permits, at: now, in: &states[key, default: fresh])
     }
   }
 
   func reserve(_ permits: Int, for key: Key, within maxDelay: Duration?) -> BookingOutcome {
     guard permits <= capacity else { return .exceedsCapacity(capacity: capacity) }
     return withNow { now in
-      var unlimited = book.rule.fresh
+      var unlimited = fresh
       if book.isUnlimited, let booking = book.reserve(permits, within: maxDelay, at: now, in: &unlimited) {
         return .booked(booking, now: now)
       }
-      if let booking = book.reserve(permits, within: maxDelay, at: now, in: &states[key, default: book.rule.fresh]) {
+      if let booking = book.reserve(permits, within: maxDelay, at: now, in: &states[key, default: fresh]) {
         return .booked(booking, now: now)
       }
-      return .exceedsMaxDelay(delay: book.retryAfter(permits, at: now, in: states[key] ?? book.rule.fresh))
+      return .exceedsMaxDelay(delay: book.retryAfter(permits, at: now, in: states[key] ?? fresh))
     }
   }
 
   func retryAfter(_ permits: Int, for key: Key) -> Int64? {
     guard permits <= capacity else { return nil }
-    return withNow { now in book.retryAfter(permits, at: now, in: states[key] ?? book.rule.fresh) }
+    return withNow { now in book.retryAfter(permits, at: now, in: states[key] ?? fresh) }
   }
 
   func cancel(_ booking: Booking, for key: Key) {

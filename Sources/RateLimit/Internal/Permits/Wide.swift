@@ -55,17 +55,17 @@ struct Wide: Comparable, Sendable {
   /// fit ("never").
   func dividedRoundingUp(by divisor: Int64) -> Int64 {
     if high < 0 { return 0 }
-    // The quotient fits in 63 bits when the high word is below half the divisor.
-    guard high < divisor / 2 else { return .max }
+    // The quotient fits in 64 bits exactly when the high word is below the divisor.
+    guard UInt64(high) < UInt64(divisor) else { return .max }
     let (quotient, remainder) = UInt64(divisor).dividingFullWidth((UInt64(high), low))
-    let rounded = quotient + (remainder > 0 ? 1 : 0)
-    return rounded > UInt64(Int64.max) ? .max : Int64(rounded)
+    if quotient >= UInt64(Int64.max) { return .max }
+    return Int64(quotient) + (remainder > 0 ? 1 : 0)
   }
 
   /// `self / divisor` rounded down, for a non-negative `self` and a positive `divisor`; saturating.
   func dividedRoundingDown(by divisor: Int64) -> Int64 {
     if high < 0 { return 0 }
-    guard high < divisor / 2 else { return .max }
+    guard UInt64(high) < UInt64(divisor) else { return .max }
     let (quotient, _) = UInt64(divisor).dividingFullWidth((UInt64(high), low))
     return quotient > UInt64(Int64.max) ? .max : Int64(quotient)
   }
