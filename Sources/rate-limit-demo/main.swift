@@ -72,3 +72,4 @@ print(
   """)
 let (asyncLines, asyncLastTick) = demo.runAsync()
 print(Rendering.render(asyncLines.map { ($0.name, $0.events) }, ticks: asyncLastTick))
+await PermitDemo.run()

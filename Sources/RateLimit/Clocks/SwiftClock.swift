@@ -15,6 +15,10 @@ public import Dispatch
 /// (at once if it has passed), so a test clock that suspends sleepers until it is advanced works as expected: the
 /// work runs after the advance that reaches its deadline, on the queue.
 ///
+/// Its timers are tasks sleeping on the clock, so they run on the Swift concurrency thread pool: code that blocks
+/// those threads (a `DispatchSemaphore.wait()` in an async context, say) delays them. ``DispatchClock``'s timers
+/// do not depend on that pool.
+///
 /// Which clock for long intervals: ``DispatchClock`` (the default, uptime) and `SuspendingClock` stop while the
 /// device sleeps, so "once an hour" means an hour of the device being awake; `.swift(ContinuousClock())` keeps
 /// counting through sleep, so a limit measured against a server's wall time ("100 per day") holds after the

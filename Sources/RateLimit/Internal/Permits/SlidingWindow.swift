@@ -3,10 +3,9 @@
 /// more than N permits.
 ///
 /// ```
-/// N = 2, T = 4     0 1 2 3 4 5 6 7 8
-/// requests         a b c . . d . . .
-/// granted          a b . . c . d . .   c waits for a to leave (0 + 4); d for b (1 + 4 → 5? no: c at 4
-///                                      and b at 1 are in (1, 5]: d waits until b leaves at 5 → 5)
+/// N = 2, T = 4     0 1 2 3 4 5 6
+/// requests         a b c . . d .
+/// granted          a b . . c d .   c waits until a leaves
 /// ```
 ///
 /// The state is the log of bookings in (now − T, ∞): memory O(N) plus the bookings ahead. With N = 1,
