@@ -8,4 +8,5 @@ let benchmarks: @Sendable () -> Void = {
   LatenessBenchmarks.register()
   AsyncBenchmarks.register()
   ReducingBenchmarks.register()
+  PermitBenchmarks.register()
 }

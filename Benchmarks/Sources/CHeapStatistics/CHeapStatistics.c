@@ -12,6 +12,8 @@ size_t heap_bytes_in_use(void) {
 #include <malloc.h>
 
 size_t heap_bytes_in_use(void) {
-  return mallinfo2().uordblks;
+  // Blocks in the arena plus those malloc mapped on their own (large ones, such as a big dictionary's storage).
+  struct mallinfo2 info = mallinfo2();
+  return info.uordblks + info.hblkhd;
 }
 #endif

@@ -65,6 +65,28 @@ let rows: [(String, (idle: Int, holding: Int))] = [
   ),
 ]
 
+/// Bytes per live key of a keyed limiter: `keys` keys used once each.
+func perKey(_ make: () -> KeyedRateLimiter<String>, keys: Int = 100_000, permits: Int = 1) -> Int {
+  let names = (0..<keys).map { "client-\($0)" }  // up to 15 bytes: stored inline in the String
+  let limiter = make()
+  let before = heap_bytes_in_use()
+  for name in names { _ = limiter.tryAcquire(permits, for: name) }
+  let after = heap_bytes_in_use()
+  withExtendedLifetime(limiter) {}
+  return (after - before) / keys
+}
+
+let permitRows: [(String, (idle: Int, holding: Int))] = [
+  (
+    "RateLimiter, sliding window, N = 100 (full)",
+    measure({ RateLimiter(limit: 100, per: .seconds(60)) }, call: { for _ in 0..<100 { _ = $0.tryAcquire() } })
+  ),
+  (
+    "RateLimiter, token bucket (empty)",
+    measure({ RateLimiter(limit: 100, per: .seconds(60), burst: 100) }, call: { _ = $0.tryAcquire(100) })
+  ),
+]
+
 func padded(_ text: String, _ width: Int) -> String {
   text + String(repeating: " ", count: max(0, width - text.count))
 }
@@ -73,3 +95,20 @@ print(padded("Heap bytes per instance", 48) + "idle    holding a value")
 for (name, bytes) in rows {
   print(padded(name, 48) + padded("\(bytes.idle)", 8) + "\(bytes.holding)")
 }
+
+print("")
+print(padded("Heap bytes per permit limiter", 48) + "idle    used")
+for (name, bytes) in permitRows {
+  print(padded(name, 48) + padded("\(bytes.idle)", 8) + "\(bytes.holding)")
+}
+print("")
+print("Heap bytes per live key (100,000 String keys, dictionary growth included)")
+print(
+  padded("KeyedRateLimiter, token bucket", 56)
+    + "\(perKey { KeyedRateLimiter(limit: 10, per: .seconds(60), burst: 10) })")
+print(
+  padded("KeyedRateLimiter, sliding window, N = 10, 1 booking", 56)
+    + "\(perKey { KeyedRateLimiter(limit: 10, per: .seconds(60)) })")
+print(
+  padded("KeyedRateLimiter, sliding window, N = 10, 10 bookings", 56)
+    + "\(perKey({ KeyedRateLimiter(limit: 10, per: .seconds(60)) }, permits: 10))")

@@ -43,9 +43,8 @@ struct TokenBucket: PermitRule {
     if state.tokens >= full { return full }
     let last = Swift.min(state.last, now)
     let elapsed = Nanoseconds.subtracting(now, last)
-    // Time to fill up, rounded up; past it the bucket is full (no overflow for a bucket long unused).
-    if elapsed >= (full - state.tokens).dividedRoundingUp(by: limit) { return full }
-    return state.tokens + Wide.product(elapsed, limit)
+    // Two 63-bit factors fit in 128 bits, and the sum saturates: exact, and no division on the hot path.
+    return Swift.min(state.tokens + Wide.product(elapsed, limit), full)
   }
 
   /// Go's reservation: the credit after taking `permits` at `now`, and when its debt is paid off.
@@ -65,6 +64,12 @@ struct TokenBucket: PermitRule {
     _ permits: Int, at now: Int64, notAfter deadline: Int64, id: UInt64, cancellable: Bool, in state: inout State
   ) -> Booking? {
     state.ahead.removeAll(before: now)
+    // `tryAcquire` (a deadline of now): refused at once, without computing the wait, if anyone waits or the
+    // bucket would go into debt.
+    if deadline <= now {
+      if let last = state.ahead.last, last.time > now { return nil }
+      if tokens(at: now, in: state) - Wide.product(Int64(permits), window) < .zero { return nil }
+    }
     let (tokens, ruleTime) = take(permits, at: now, in: state)
     let time = Swift.max(ruleTime, state.ahead.last?.time ?? ruleTime)
     // A request that fails changes nothing.
