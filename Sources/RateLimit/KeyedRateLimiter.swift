@@ -22,7 +22,55 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
   public let window: Duration
   /// B, per key; `nil` for strict sliding windows.
   public let burst: Int?
-  private let store: any KeyedPermitLimiting<Key>
+  private let store: Store
+
+  /// The two stores, each concrete so that its code is specialized for its rule.
+  private enum Store: Sendable {
+    case window(KeyedPermitStore<Key, SlidingWindow>)
+    case bucket(KeyedPermitStore<Key, TokenBucket>)
+
+    var clock: PermitClock {
+      switch self {
+      case .window(let store): store.clock
+      case .bucket(let store): store.clock
+      }
+    }
+
+    func tryAcquire(_ permits: Int, for key: Key) -> Bool {
+      switch self {
+      case .window(let store): store.tryAcquire(permits, for: key)
+      case .bucket(let store): store.tryAcquire(permits, for: key)
+      }
+    }
+
+    func reserve(_ permits: Int, for key: Key, within maxDelay: Duration?) -> BookingOutcome {
+      switch self {
+      case .window(let store): store.reserve(permits, for: key, within: maxDelay)
+      case .bucket(let store): store.reserve(permits, for: key, within: maxDelay)
+      }
+    }
+
+    func retryAfter(_ permits: Int, for key: Key) -> Int64? {
+      switch self {
+      case .window(let store): store.retryAfter(permits, for: key)
+      case .bucket(let store): store.retryAfter(permits, for: key)
+      }
+    }
+
+    func canceller(for key: Key) -> any BookingCanceller {
+      switch self {
+      case .window(let store): KeyedCanceller(store: store, key: key)
+      case .bucket(let store): KeyedCanceller(store: store, key: key)
+      }
+    }
+
+    var count: Int {
+      switch self {
+      case .window(let store): store.count
+      case .bucket(let store): store.count
+      }
+    }
+  }
 
   /// A strict sliding window per key: never more than `limit` permits for one key in any window of `window`.
   ///
@@ -37,7 +85,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
     self.window = window
     self.burst = nil
     let rule = SlidingWindow(limit: limit, window: Swift.max(1, Nanoseconds.roundingUp(window)))
-    store = KeyedPermitStore<Key, SlidingWindow>(rule: rule, isUnlimited: window == .zero, clock: PermitClock(clock))
+    store = .window(KeyedPermitStore(rule: rule, isUnlimited: window == .zero, clock: PermitClock(clock)))
   }
 
   /// A token bucket per key: one permit every `window / limit`, up to `burst` at once; each starts full.
@@ -55,7 +103,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
     self.window = window
     self.burst = burst
     let rule = TokenBucket(limit: Int64(limit), window: Swift.max(1, Nanoseconds.roundingUp(window)), burst: burst)
-    store = KeyedPermitStore<Key, TokenBucket>(rule: rule, isUnlimited: window == .zero, clock: PermitClock(clock))
+    store = .bucket(KeyedPermitStore(rule: rule, isUnlimited: window == .zero, clock: PermitClock(clock)))
   }
 
   /// ``RateLimiter/tryAcquire(_:)`` for `key`.

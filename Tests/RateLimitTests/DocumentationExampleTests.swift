@@ -221,3 +221,48 @@ struct Item: Identifiable, Sendable { let id: Int }
   clock.advance(by: .milliseconds(200))
   #expect(list.reloaded == [[1, 2, 3]])
 }
+
+// MARK: "Async work": an action that calls its own limiter
+
+protocol FallibleUploadClient: Sendable { func upload(_ events: [Event]) async -> Bool }
+
+actor RetryingUploader {
+  private var upload: Debouncer<[Event]>?
+  init(client: some FallibleUploadClient, clock: ManualClock) async {
+    upload = Debouncer<[Event]>(
+      interval: .seconds(2), overlap: .waitForPrevious, clock: clock,
+      reducing: { $0 += $1 }
+    ) { [weak self] batch in
+      if await !client.upload(batch) {
+        await self?.log(batch)  // failed: joins the next batch
+      }
+    }
+  }
+  func log(_ events: [Event]) { upload?(events) }
+  func settle() async { await upload?.waitUntilIdle() }
+}
+
+/// Fails its first upload, then records every batch.
+actor FlakyClient: FallibleUploadClient {
+  private var attempts = 0
+  private(set) var batches: [[Event]] = []
+  func upload(_ events: [Event]) async -> Bool {
+    attempts += 1
+    if attempts == 1 { return false }
+    batches.append(events)
+    return true
+  }
+}
+
+@Test func aFailedBatchJoinsTheNextOne() async {
+  let clock = ManualClock()
+  let client = FlakyClient()
+  let uploader = await RetryingUploader(client: client, clock: clock)
+  await uploader.log([Event(id: 1)])
+  clock.advance(by: .seconds(2))  // uploads [1]: fails, and logs it again
+  await uploader.settle()
+  await uploader.log([Event(id: 2)])
+  clock.advance(by: .seconds(2))  // uploads [1, 2]
+  await uploader.settle()
+  #expect(await client.batches == [[Event(id: 1), Event(id: 2)]])
+}

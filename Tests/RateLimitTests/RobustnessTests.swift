@@ -132,8 +132,10 @@ func finishes(within seconds: Double, _ body: @escaping @Sendable () -> Void) ->
     let ranInsideCall = Flag()
     let count = Tally()
     let box = WeakBox<Throttler<Int>>()
+    let caller = ThreadIdentity.current
     let limiter = Throttler<Int>(interval: .zero, queue: queue, clock: clock) { value in
-      if inCall.isSet { ranInsideCall.set() }
+      // Inside `call` means: on the calling thread, while `call` has not returned.
+      if inCall.isSet && ThreadIdentity.current == caller { ranInsideCall.set() }
       count.add()
       if value < 10_000 { box.object?.call(value + 1) }
     }
@@ -171,4 +173,18 @@ final class Flag: @unchecked Sendable {
   func set() { lock.withLock { value = true } }
   func clear() { lock.withLock { value = false } }
   var isSet: Bool { lock.withLock { value } }
+}
+
+/// Which thread this is, comparable across threads.
+struct ThreadIdentity: Equatable, Sendable {
+  // A number, not the pthread_t itself (a pointer on Apple platforms): only ever compared.
+  let id: UInt
+
+  static var current: ThreadIdentity {
+    #if canImport(Darwin)
+      ThreadIdentity(id: UInt(bitPattern: pthread_self()))
+    #else
+      ThreadIdentity(id: UInt(pthread_self()))
+    #endif
+  }
 }

@@ -5,10 +5,9 @@ public import Dispatch
 /// The library ships two: ``DispatchClock`` (real time, the default) and ``ManualClock`` (virtual time, for
 /// tests). Conform your own to bridge another time source; keep `now` monotonic.
 ///
-/// If `now` goes backwards anyway (a wall clock set back, say), a throttler counts the step as no time passing:
-/// the time between the reading before the step and the reading after it is zero, and its windows and quiet
-/// periods keep the time they had left. It neither crashes nor waits for the clock to catch up with where it was;
-/// a run may come later by at most the time between those two readings.
+/// If `now` goes backwards anyway (a wall clock set back, say), a limiter counts the step as no time passing: its
+/// windows and quiet periods keep the time they had left. It neither crashes nor waits for the clock to catch up
+/// with where it was.
 ///
 /// ```
 /// interval = 1 s, Throttler.trailing, a clock set back an hour at 0.5 s
@@ -19,6 +18,16 @@ public import Dispatch
 /// ```
 ///
 /// The window had 1 s left at 0, and 0 → 0.5 counts as no time.
+///
+/// That guarantee is for a clock that steps back now and then. A clock whose `now` *jitters* (goes back and forth
+/// by a few milliseconds on every reading) is not monotonic, and the limits do not hold against it: every step
+/// forward counts in full while every step back counts as nothing, so time seems to run fast. Measured with
+/// ±5 ms of jitter on a 10 ms leading throttler: 946 to 993 runs where at most 100 were allowed. Keep `now`
+/// monotonic; ``DispatchClock``, ``ManualClock`` and ``SwiftClock`` over `ContinuousClock` or `SuspendingClock`
+/// are.
+///
+/// A clock's ``schedule(at:on:_:)`` may run work before it returns when the deadline has passed: the library
+/// hands such work to the queue rather than run an action inside `call`.
 ///
 /// A throttler reads ``now`` once per call and asks for at most one timer per deadline it needs. Every closure it
 /// hands to ``schedule(at:on:_:)`` holds the throttler weakly, so a clock may keep them as long as it likes.

@@ -109,20 +109,3 @@ final class KeyedCanceller<Key: Hashable & Sendable, Rule: PermitRule>: BookingC
     store.cancel(booking, for: key)
   }
 }
-
-/// The operations ``KeyedRateLimiter`` forwards to its store, whichever the rule.
-protocol KeyedPermitLimiting<Key>: Sendable {
-  associatedtype Key: Hashable & Sendable
-  var clock: PermitClock { get }
-  func tryAcquire(_ permits: Int, for key: Key) -> Bool
-  func reserve(_ permits: Int, for key: Key, within maxDelay: Duration?) -> BookingOutcome
-  func retryAfter(_ permits: Int, for key: Key) -> Int64?
-  func canceller(for key: Key) -> any BookingCanceller
-  var count: Int { get }
-}
-
-extension KeyedPermitStore: KeyedPermitLimiting {
-  func canceller(for key: Key) -> any BookingCanceller {
-    KeyedCanceller(store: self, key: key)
-  }
-}
