@@ -23,7 +23,7 @@
 /// `Keyed` works for every ``ActionLimiter``: throttlers and debouncers, synchronous and async. A limiter of your
 /// own must answer `isAtRest` without calling back into the container.
 public final class Keyed<Key: Hashable & Sendable, Limiter: ActionLimiter>: Sendable {
-  private let limiters: KeyedLimiters<Key, Limiter>
+  @usableFromInline let limiters: KeyedLimiters<Key, Limiter>
 
   /// Creates an empty container.
   ///
@@ -40,8 +40,9 @@ public final class Keyed<Key: Hashable & Sendable, Limiter: ActionLimiter>: Send
   /// Calls `key`'s limiter with `value`, making it first if there is none. Ignored after ``invalidate()``.
   ///
   /// - Complexity: O(1) amortized: one lock, one hash lookup, then the limiter's own `call`.
+  @inlinable
   public func call(_ value: Limiter.Value, for key: Key) {
-    _ = limiters.withLimiter(key, creating: true) { $0.call(value) }
+    _ = limiters.withLimiter(key, creating: true, mayRest: false) { $0.call(value) }
   }
 
   /// Flushes `key`'s limiter (``ActionLimiter/flush()``).

@@ -37,6 +37,23 @@ enum PermitBenchmarks {
         }
       }
     }
+    // Keyed action limiters: a call for a key whose limiter is held, against the same call on a plain Debouncer.
+    let plain = Debouncer<Int>(interval: Setup.interval, queue: Setup.queue, action: Setup.action)
+    plain.call(0)
+    Benchmark("Keyed.PlainDebouncer.call", configuration: Setup.perCall()) { benchmark in
+      for value in benchmark.scaledIterations { plain.call(value) }
+    }
+    let keyedDebouncers = Keyed<Int, Debouncer<Int>> { _ in
+      Debouncer<Int>(interval: Setup.interval, queue: Setup.queue, action: Setup.action)
+    }
+    for key in 0..<1_000 { keyedDebouncers.call(0, for: key) }
+    Benchmark("Keyed.Debouncer.call.1000keys", configuration: Setup.perCall()) { benchmark in
+      var key = 0
+      for value in benchmark.scaledIterations {
+        keyedDebouncers.call(value, for: key)
+        key = key == 999 ? 0 : key + 1
+      }
+    }
     // acquire() end to end: 200 acquires through 100 per 10 ms (a burst, then waiting a window).
     Benchmark("Permits.Acquire.RateLimiter", configuration: endToEnd) { benchmark in
       for _ in benchmark.scaledIterations {

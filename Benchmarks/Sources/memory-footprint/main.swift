@@ -66,11 +66,13 @@ let rows: [(String, (idle: Int, holding: Int))] = [
 ]
 
 /// Bytes per live key of a keyed limiter: `keys` keys used once each.
-func perKey(_ make: () -> KeyedRateLimiter<String>, keys: Int = 100_000, permits: Int = 1) -> Int {
+func perKey(_ make: () -> KeyedRateLimiter<String>, keys: Int = 100_000, bookings: Int = 1) -> Int {
   let names = (0..<keys).map { "client-\($0)" }  // up to 15 bytes: stored inline in the String
   let limiter = make()
   let before = heap_bytes_in_use()
-  for name in names { _ = limiter.tryAcquire(permits, for: name) }
+  for name in names {
+    for _ in 0..<bookings { _ = limiter.tryAcquire(for: name) }
+  }
   let after = heap_bytes_in_use()
   withExtendedLifetime(limiter) {}
   return (after - before) / keys
@@ -111,4 +113,16 @@ print(
     + "\(perKey { KeyedRateLimiter(limit: 10, per: .seconds(60)) })")
 print(
   padded("KeyedRateLimiter, sliding window, N = 10, 10 bookings", 56)
-    + "\(perKey({ KeyedRateLimiter(limit: 10, per: .seconds(60)) }, permits: 10))")
+    + "\(perKey({ KeyedRateLimiter(limit: 10, per: .seconds(60)) }, bookings: 10))")
+
+/// Bytes per active key of `Keyed<Int, Debouncer<Int>>`: 10,000 keys, each holding a value with its timer armed.
+func perActiveKey() -> Int {
+  let keys = 10_000
+  let keyed = Keyed<Int, Debouncer<Int>> { _ in Debouncer<Int>(interval: .seconds(60), queue: queue) { _ in } }
+  let before = heap_bytes_in_use()
+  for key in 0..<keys { keyed.call(key, for: key) }
+  let after = heap_bytes_in_use()
+  withExtendedLifetime(keyed) {}
+  return (after - before) / keys
+}
+print(padded("Keyed<Int, Debouncer<Int>>, a value held per key", 56) + "\(perActiveKey())")

@@ -19,7 +19,7 @@ import Dispatch
 ///
 /// Memory: one allocation holds everything, the ``EngineState`` as the buffer's header and the mutex as its single
 /// tail element (an address that never moves, as pthreads requires). With the façade in front, an idle
-/// `Throttler<Int>` takes 416 bytes of heap and a `Debouncer<Int>` 448 (Benchmarks/README.md).
+/// `Throttler<Int>` takes 432 bytes of heap and a `Debouncer<Int>` 464 (Benchmarks/README.md).
 ///
 /// Performance: the call path is `@inlinable` (and what it touches `@usableFromInline`, none of it public API), so
 /// it is specialized for the caller's `Value`; unspecialized generic code would look up type metadata on every

@@ -5,21 +5,33 @@
 /// dictionary, then invalidated outside the lock) only while no operation is counted in and it is at rest; an
 /// operation that comes later finds no entry and goes to a new limiter. So a call never reaches a released
 /// limiter, and calls made one after another reach their key's limiters in that order.
+///
+/// The path of a call to a held limiter is `@inlinable`, so that it is specialized in the caller for the concrete
+/// key and limiter types (and calls the limiter directly, not through its protocol); making, observing, sweeping
+/// and releasing are not.
+@usableFromInline
 final class KeyedLimiters<Key: Hashable & Sendable, Limiter: ActionLimiter>: @unchecked Sendable {
   // @unchecked Sendable: `entries`, `isInvalidated` and `operationsSinceSweep` are only read and written inside
   // `lock.withLock`; `make` is immutable and Sendable. Limiters are called outside the lock, but for `isAtRest`,
   // which library limiters answer under their own lock (lock order: this one, then the limiter's).
-  private struct Entry {
-    let limiter: Limiter
+  @usableFromInline
+  struct Entry {
+    @usableFromInline let limiter: Limiter
     /// Operations counted in on this limiter and not yet out.
-    var users = 0
+    @usableFromInline var users = 0
+
+    @usableFromInline
+    init(limiter: Limiter, users: Int) {
+      self.limiter = limiter
+      self.users = users
+    }
   }
 
-  private let lock = Lock()
+  @usableFromInline let lock = Lock()
   private let make: @Sendable (Key) -> Limiter
-  private var entries: [Key: Entry] = [:]
-  private var isInvalidated = false
-  private var operationsSinceSweep = 0
+  @usableFromInline var entries: [Key: Entry] = [:]
+  @usableFromInline var isInvalidated = false
+  @usableFromInline var operationsSinceSweep = 0
 
   init(_ make: @escaping @Sendable (Key) -> Limiter) {
     self.make = make
@@ -29,46 +41,68 @@ final class KeyedLimiters<Key: Hashable & Sendable, Limiter: ActionLimiter>: @un
 
   /// Runs `body` on `key`'s limiter, counted in while `body` runs outside the lock. With `creating`, a limiter
   /// is made if there is none (outside the lock), unless the container is invalidated. `nil` if no limiter.
-  func withLimiter<Result>(_ key: Key, creating: Bool, _ body: (Limiter) -> Result) -> Result? {
-    var released: [Limiter] = []
-    defer { release(released) }
-    let existing: Limiter? = lock.withLock {
-      released = sweepIfDue()
-      if creating && isInvalidated { return nil }
-      guard entries[key] != nil else { return nil }
-      entries[key]!.users += 1
-      return entries[key]!.limiter
+  /// With `mayRest`, the limiter is released if `body` left it at rest (`flush`, `cancel`; a call never does: it
+  /// opens a window or holds a value, and its limiter comes to rest later, by time or when its run returns).
+  @inlinable
+  func withLimiter<Result>(
+    _ key: Key, creating: Bool, mayRest: Bool = true, _ body: (Limiter) -> Result
+  ) -> Result? {
+    let (existing, sweepIsDue): (Limiter?, Bool) = lock.withLock {
+      operationsSinceSweep += 1
+      // A sweep asks every held limiter whether it is at rest: once every 4 × count operations, O(1) amortized.
+      let sweepIsDue = operationsSinceSweep >= 4 * Swift.max(entries.count, 16)
+      if creating && isInvalidated { return (nil, sweepIsDue) }
+      guard let index = entries.index(forKey: key) else { return (nil, sweepIsDue) }
+      entries.values[index].users += 1
+      return (entries.values[index].limiter, sweepIsDue)
     }
-    let limiter: Limiter
-    if let existing {
-      limiter = existing
-    } else {
-      guard creating, lock.withLock({ !isInvalidated }) else { return nil }
-      // `makeLimiter` is the user's code: outside the lock.
-      let made = make(key)
-      let (chosen, isNew): (Limiter?, Bool) = lock.withLock {
-        if isInvalidated { return (nil, false) }
-        if entries[key] != nil {
-          // Another thread made one meanwhile: use it.
-          entries[key]!.users += 1
-          return (entries[key]!.limiter, false)
-        }
-        entries[key] = Entry(limiter: made, users: 1)
-        return (made, true)
-      }
-      if !isNew { made.invalidate() }
-      guard let chosen else { return nil }
-      if isNew, let observable = chosen as? any IdleObservable { observe(observable, key: key) }
-      limiter = chosen
-    }
+    if sweepIsDue { sweepNow() }
+    guard let limiter = existing ?? (creating ? makeLimiter(for: key) : nil) else { return nil }
     let result = body(limiter)
+    let isUnused: Bool = lock.withLock {
+      guard let index = entries.index(forKey: key), entries.values[index].limiter === limiter else { return false }
+      entries.values[index].users -= 1
+      return entries.values[index].users == 0
+    }
+    if mayRest && isUnused { releaseIfAtRest(key, limiter) }
+    return result
+  }
+
+  /// The slow path of a call: makes `key`'s limiter outside the lock (the user's code), then holds it, counted
+  /// in, unless another thread made one meanwhile (then that one is used) or the container was invalidated.
+  @usableFromInline
+  func makeLimiter(for key: Key) -> Limiter? {
+    guard lock.withLock({ !isInvalidated }) else { return nil }
+    let made = make(key)
+    let (chosen, isNew): (Limiter?, Bool) = lock.withLock {
+      if isInvalidated { return (nil, false) }
+      if entries[key] != nil {
+        // Another thread made one meanwhile: use it.
+        entries[key]!.users += 1
+        return (entries[key]!.limiter, false)
+      }
+      entries[key] = Entry(limiter: made, users: 1)
+      return (made, true)
+    }
+    if !isNew { made.invalidate() }
+    if isNew, let observable = chosen as? any IdleObservable { observe(observable, key: key) }
+    return chosen
+  }
+
+  /// Releases `key`'s limiter if it is still `limiter`, unused and at rest.
+  @usableFromInline
+  func releaseIfAtRest(_ key: Key, _ limiter: Limiter) {
     let free: Limiter? = lock.withLock {
       guard entries[key]?.limiter === limiter else { return nil }
-      entries[key]!.users -= 1
       return takeIfAtRest(key)
     }
-    if let free { released.append(free) }
-    return result
+    if let free { release([free]) }
+  }
+
+  /// Takes out every limiter at rest, and releases them.
+  @usableFromInline
+  func sweepNow() {
+    release(lock.withLock { sweep() })
   }
 
   /// Tells this container each time `limiter` becomes idle, so that it is released when its last run returns.
@@ -93,13 +127,7 @@ final class KeyedLimiters<Key: Hashable & Sendable, Limiter: ActionLimiter>: @un
     return entry.limiter
   }
 
-  /// Every so many operations (as many as there are limiters: O(1) amortized), takes out every limiter at rest.
-  private func sweepIfDue() -> [Limiter] {
-    operationsSinceSweep += 1
-    guard operationsSinceSweep >= Swift.max(entries.count, 16) else { return [] }
-    return sweep()
-  }
-
+  /// Takes out every limiter at rest (every 4 × count operations, and when `count` is read).
   private func sweep() -> [Limiter] {
     operationsSinceSweep = 0
     var free: [Limiter] = []
