@@ -15,7 +15,7 @@ final class KeyedLimiters<Key: Hashable & Sendable, Limiter: ActionLimiter>: @un
   // `lock.withLock`; `make` is immutable and Sendable. Limiters are called outside the lock, but for `isAtRest`,
   // which library limiters answer under their own lock (lock order: this one, then the limiter's).
   @usableFromInline
-  struct Entry {
+  struct Entry: Sendable {
     @usableFromInline let limiter: Limiter
     /// Operations counted in on this limiter and not yet out.
     @usableFromInline var users = 0
