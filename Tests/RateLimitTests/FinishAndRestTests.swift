@@ -80,7 +80,6 @@ import Testing
     limiter?.flush()
     limiter = nil
     clock.run()
-    let leading = kind == .throttleLeading || kind == .debounceLeading || kind == .firstPerDuration
     // Leading modes ran 1 at once; the held 2 (if any) is flushed by finish(); 3 is ignored.
     let expected: [Int] =
       switch kind {
@@ -88,7 +87,6 @@ import Testing
       case .firstPerDuration: [1, 2]
       case .throttleTrailing, .debounceTrailing: [2]
       }
-    _ = leading
     #expect(recorder.values == expected)
   }
 

@@ -35,7 +35,7 @@ extension Engine {
     while let run = state.handed.popFirst() {
       guard run.isFlushed else { continue }
       let value = run.value
-      state.schedule(at: now) { action(value) }
+      state.schedulingState.schedule(at: now) { action(value) }
     }
   }
 

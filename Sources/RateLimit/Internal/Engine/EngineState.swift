@@ -90,15 +90,6 @@ struct EngineState<Rule: TimingRule>: Sendable {
   /// What scheduling needs, copied out of the lock: the clock and the queue.
   var schedulingState: SchedulingState { SchedulingState(clock: clock, queue: queue) }
 
-  /// Schedules `work` on the clock, never on the caller's stack (see ``ClockBox/schedule(at:on:_:)``).
-  func schedule(at deadline: Instant, _ work: @escaping @Sendable () -> Void) {
-    if let clock {
-      clock.schedule(at: deadline.duration, on: queue, work)
-    } else {
-      DispatchClock().schedule(at: deadline.duration, on: queue, work)
-    }
-  }
-
   /// Whether no run is handed over, waiting, or executing: what `waitUntilIdle()` waits for.
   @usableFromInline var isIdle: Bool { handed.isEmpty && executing == 0 && slot?.isRunning != true }
 

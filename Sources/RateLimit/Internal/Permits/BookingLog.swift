@@ -19,7 +19,6 @@ struct BookingLog: Sendable {
   var isEmpty: Bool { head == entries.count }
   var first: Entry? { isEmpty ? nil : entries[head] }
   var last: Entry? { isEmpty ? nil : entries[entries.count - 1] }
-  var count: Int { entries.count - head }
 
   /// Adds a booking at the end; its time is not earlier than the last one's.
   mutating func append(_ entry: Entry) {

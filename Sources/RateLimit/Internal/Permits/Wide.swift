@@ -125,8 +125,4 @@ enum Nanoseconds {
     let (difference, overflow) = a.subtractingReportingOverflow(b)
     return overflow ? (b < 0 ? .max : .min) : difference
   }
-
-  static func duration(_ nanoseconds: Int64) -> Duration {
-    .nanoseconds(nanoseconds)
-  }
 }
