@@ -9,4 +9,5 @@ let benchmarks: @Sendable () -> Void = {
   AsyncBenchmarks.register()
   ReducingBenchmarks.register()
   PermitBenchmarks.register()
+  WaiterBenchmarks.register()
 }
