@@ -62,16 +62,30 @@ public final class Debouncer<Value: Sendable>: ActionLimiter {
   // same, every mutable byte guarded by its own mutex (see `Engine`). The reference itself never changes.
   @usableFromInline nonisolated(unsafe) let engine: Engine<DebounceRule<Value>>
 
-  /// Every public initializer ends here.
+  /// The call path, specialized for `Value` where the limiter was made (see ``specializedCall(_:)``).
+  @usableFromInline let callPath: @Sendable (Value) -> Void
+
+  /// Every public initializer ends here. `makeCallPath`'s default is evaluated in the (inlined, so specialized)
+  /// public initializer, at the caller.
+  @usableFromInline
   init(
     interval: Duration, mode: DebounceMode, maxWait: Duration?, clock: some RateLimitClock,
-    reducing: Reducer<Value>?, target: ActionTarget<Value>
+    reducing: Reducer<Value>?, target: ActionTarget<Value>,
+    makeCallPath: (Engine<DebounceRule<Value>>) -> @Sendable (Value) -> Void = Debouncer.specializedCall
   ) {
     requireNonNegative(interval, "interval", of: "Debouncer")
     if let maxWait { requireNonNegative(maxWait, "maxWait", of: "Debouncer") }
     engine = Engine.make(
       rule: DebounceRule(mode: mode, interval: interval, maxWait: maxWait, reduce: reducing), clock: clock,
       target: target, reduce: reducing)
+    callPath = makeCallPath(engine)
+  }
+
+  /// The call path for `engine`; see ``Throttler/specializedCall(_:)``.
+  @inlinable
+  static func specializedCall(_ engine: Engine<DebounceRule<Value>>) -> @Sendable (Value) -> Void {
+    let reference = EngineReference(engine)
+    return { value in reference.object.call(value) }
   }
 
   /// Creates a debouncer that runs `action` on `queue`.
@@ -90,6 +104,7 @@ public final class Debouncer<Value: Sendable>: ActionLimiter {
   ///     the latest value wins. `.leading` holds nothing, so `reducing` changes nothing there. It runs under the
   ///     debouncer's lock: keep it quick, and do not call the debouncer from it.
   ///   - action: The closure to debounce. Released by ``invalidate()`` or when the debouncer is deallocated.
+  @inlinable
   public convenience init(
     interval: Duration, mode: DebounceMode = .trailing, maxWait: Duration? = nil,
     queue: DispatchQueue, clock: some RateLimitClock = .dispatch,
@@ -112,6 +127,7 @@ public final class Debouncer<Value: Sendable>: ActionLimiter {
   ///   - reducing: How a call's value joins the held one; `nil`: the latest wins. See
   ///     ``init(interval:mode:maxWait:queue:clock:reducing:action:)``.
   ///   - action: The closure to debounce, run on the main actor.
+  @inlinable
   public convenience init(
     interval: Duration, mode: DebounceMode = .trailing, maxWait: Duration? = nil,
     clock: some RateLimitClock = .dispatch, reducing: (@Sendable (inout Value, Value) -> Void)? = nil,
@@ -154,6 +170,7 @@ public final class Debouncer<Value: Sendable>: ActionLimiter {
   ///   - reducing: How a call's value joins the held one, and a due run's value joins the waiting run's; `nil`:
   ///     the latest wins.
   ///   - action: The async closure to debounce.
+  @inlinable
   public convenience init(
     interval: Duration, mode: DebounceMode = .trailing, maxWait: Duration? = nil, overlap: Overlap,
     clock: some RateLimitClock = .dispatch, reducing: (@Sendable (inout Value, Value) -> Void)? = nil,
@@ -175,7 +192,7 @@ public final class Debouncer<Value: Sendable>: ActionLimiter {
   /// - Complexity: O(1): one lock, one clock read; no allocation and no timer while a burst is under way.
   @inlinable
   public func call(_ value: Value) {
-    engine.call(value)
+    callPath(value)
   }
 
   /// Runs held-back work now: if a value is held, hands it over at once (it starts even if ``invalidate()``
@@ -236,6 +253,7 @@ extension Debouncer where Value == Void {
   ///   - queue: Where `action` runs.
   ///   - clock: Time source and timer; the real ``DispatchClock`` by default.
   ///   - action: The closure to debounce.
+  @inlinable
   public convenience init(
     interval: Duration, mode: DebounceMode = .trailing, maxWait: Duration? = nil,
     queue: DispatchQueue, clock: some RateLimitClock = .dispatch, action: @escaping @Sendable () -> Void
@@ -253,6 +271,7 @@ extension Debouncer where Value == Void {
   ///   - maxWait: The longest a burst holds the action back (`nil`: unbounded); must not be negative.
   ///   - clock: Time source and timer; the real ``DispatchClock`` by default.
   ///   - action: The closure to debounce, run on the main actor.
+  @inlinable
   public convenience init(
     interval: Duration, mode: DebounceMode = .trailing, maxWait: Duration? = nil,
     clock: some RateLimitClock = .dispatch, action: @escaping @MainActor () -> Void
@@ -272,6 +291,7 @@ extension Debouncer where Value == Void {
   ///   - overlap: What a run does when the previous run has not returned.
   ///   - clock: Time source and timer; the real ``DispatchClock`` by default.
   ///   - action: The async closure to debounce, run where a `Task { }` written here would run.
+  @inlinable
   public convenience init(
     interval: Duration, mode: DebounceMode = .trailing, maxWait: Duration? = nil, overlap: Overlap,
     clock: some RateLimitClock = .dispatch,

@@ -49,15 +49,32 @@ public final class Throttler<Value: Sendable>: ActionLimiter {
   // same, every mutable byte guarded by its own mutex (see `Engine`). The reference itself never changes.
   @usableFromInline nonisolated(unsafe) let engine: Engine<ThrottleRule<Value>>
 
-  /// Every public initializer ends here.
+  /// The call path, specialized for `Value` where the limiter was made (see ``specializedCall(_:)``).
+  @usableFromInline let callPath: @Sendable (Value) -> Void
+
+  /// Every public initializer ends here. `makeCallPath`'s default is evaluated in the (inlined, so specialized)
+  /// public initializer, at the caller.
+  @usableFromInline
   init(
     interval: Duration, mode: ThrottleMode, clock: some RateLimitClock, reducing: Reducer<Value>?,
-    target: ActionTarget<Value>
+    target: ActionTarget<Value>,
+    makeCallPath: (Engine<ThrottleRule<Value>>) -> @Sendable (Value) -> Void = Throttler.specializedCall
   ) {
     requireNonNegative(interval, "interval", of: "Throttler")
     engine = Engine.make(
       rule: ThrottleRule(mode: mode, interval: interval, reduce: reducing), clock: clock, target: target,
       reduce: reducing)
+    callPath = makeCallPath(engine)
+  }
+
+  /// The call path for `engine`: `engine.call(value)`, compiled where this is referenced. From the public
+  /// initializers (inlinable), that is the caller's code, specialized for its `Value`; so a call made through
+  /// ``ActionLimiter`` or from generic code, which reaches ``call(_:)``'s unspecialized body, still runs
+  /// specialized code (without it: 21 times the cost of a direct call).
+  @inlinable
+  static func specializedCall(_ engine: Engine<ThrottleRule<Value>>) -> @Sendable (Value) -> Void {
+    let reference = EngineReference(engine)
+    return { value in reference.object.call(value) }
   }
 
   /// Creates a throttler that runs `action` on `queue`.
@@ -74,6 +91,7 @@ public final class Throttler<Value: Sendable>: ActionLimiter {
   ///     `.leading` holds nothing, so `reducing` changes nothing there. It runs under the throttler's lock: keep
   ///     it quick, and do not call the throttler from it.
   ///   - action: The closure to throttle. Released by ``invalidate()`` or when the throttler is deallocated.
+  @inlinable
   public convenience init(
     interval: Duration, mode: ThrottleMode = .leading, queue: DispatchQueue,
     clock: some RateLimitClock = .dispatch, reducing: (@Sendable (inout Value, Value) -> Void)? = nil,
@@ -93,6 +111,7 @@ public final class Throttler<Value: Sendable>: ActionLimiter {
   ///   - reducing: How a call's value joins the held one; `nil`: the latest wins. See
   ///     ``init(interval:mode:queue:clock:reducing:action:)``.
   ///   - action: The closure to throttle, run on the main actor.
+  @inlinable
   public convenience init(
     interval: Duration, mode: ThrottleMode = .leading, clock: some RateLimitClock = .dispatch,
     reducing: (@Sendable (inout Value, Value) -> Void)? = nil, action: @escaping @MainActor (Value) -> Void
@@ -129,6 +148,7 @@ public final class Throttler<Value: Sendable>: ActionLimiter {
   ///   - reducing: How a call's value joins the held one, and a due run's value joins the waiting run's; `nil`:
   ///     the latest wins.
   ///   - action: The async closure to throttle.
+  @inlinable
   public convenience init(
     interval: Duration, mode: ThrottleMode = .leading, overlap: Overlap, clock: some RateLimitClock = .dispatch,
     reducing: (@Sendable (inout Value, Value) -> Void)? = nil,
@@ -151,7 +171,7 @@ public final class Throttler<Value: Sendable>: ActionLimiter {
   ///   value or is dropped.
   @inlinable
   public func call(_ value: Value) {
-    engine.call(value)
+    callPath(value)
   }
 
   /// Runs held-back work now: if a value is held, hands it over at once (it starts even if ``invalidate()``
@@ -212,6 +232,7 @@ extension Throttler where Value == Void {
   ///   - queue: Where `action` runs.
   ///   - clock: Time source and timer; the real ``DispatchClock`` by default.
   ///   - action: The closure to throttle.
+  @inlinable
   public convenience init(
     interval: Duration, mode: ThrottleMode = .leading, queue: DispatchQueue,
     clock: some RateLimitClock = .dispatch, action: @escaping @Sendable () -> Void
@@ -232,6 +253,7 @@ extension Throttler where Value == Void {
   ///   - mode: Which calls run and when; ``ThrottleMode/leading`` by default.
   ///   - clock: Time source and timer; the real ``DispatchClock`` by default.
   ///   - action: The closure to throttle, run on the main actor.
+  @inlinable
   public convenience init(
     interval: Duration, mode: ThrottleMode = .leading,
     clock: some RateLimitClock = .dispatch, action: @escaping @MainActor () -> Void
@@ -250,6 +272,7 @@ extension Throttler where Value == Void {
   ///   - overlap: What a run does when the previous run has not returned.
   ///   - clock: Time source and timer; the real ``DispatchClock`` by default.
   ///   - action: The async closure to throttle, run where a `Task { }` written here would run.
+  @inlinable
   public convenience init(
     interval: Duration, mode: ThrottleMode = .leading, overlap: Overlap, clock: some RateLimitClock = .dispatch,
     @_inheritActorContext action: @escaping @isolated(any) @Sendable () async -> Void

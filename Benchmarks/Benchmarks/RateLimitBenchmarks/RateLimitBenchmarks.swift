@@ -10,4 +10,5 @@ let benchmarks: @Sendable () -> Void = {
   ReducingBenchmarks.register()
   PermitBenchmarks.register()
   WaiterBenchmarks.register()
+  ProtocolBenchmarks.register()
 }

@@ -1,4 +1,4 @@
-import Dispatch
+public import Dispatch
 
 /// An async action as the engine keeps it: where it runs, and a body that runs on its caller's executor.
 ///
@@ -15,12 +15,14 @@ struct AsyncAction<Value: Sendable>: Sendable {
   let body: nonisolated(nonsending) @Sendable (Value) async -> Void
 
   /// The user's closure, run where it is isolated.
+  @usableFromInline
   init(_ action: @escaping @isolated(any) @Sendable (Value) async -> Void) {
     isolation = action.isolation
     body = { value in await action(value) }
   }
 
   /// A closure without a value, run where it is isolated, adapted to `Void`.
+  @usableFromInline
   init(_ action: @escaping @isolated(any) @Sendable () async -> Void) where Value == Void {
     isolation = action.isolation
     body = { (_: Void) in await action() }
@@ -46,17 +48,20 @@ struct ActionTarget<Value: Sendable>: Sendable {
   let overlap: Overlap?
 
   /// A synchronous action run on `queue`.
+  @usableFromInline
   static func queue(_ queue: DispatchQueue, _ action: @escaping @Sendable (Value) -> Void) -> Self {
     Self(queue: queue, action: .sync(action), overlap: nil)
   }
 
   /// A synchronous action run on the main actor.
+  @usableFromInline
   static func mainActor(_ action: @escaping @MainActor (Value) -> Void, clock: some RateLimitClock) -> Self {
     .queue(.main, MainActorAction.wrap(action, clock: clock))
   }
 
   /// An async action started as a task. Its timers fire on a global queue: they only decide, under the lock,
   /// and start tasks.
+  @usableFromInline
   static func tasks(_ overlap: Overlap, _ action: AsyncAction<Value>) -> Self {
     Self(queue: .global(), action: .async(action), overlap: overlap)
   }

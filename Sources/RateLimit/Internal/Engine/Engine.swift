@@ -19,11 +19,13 @@ import Dispatch
 ///
 /// Memory: one allocation holds everything, the ``EngineState`` as the buffer's header and the mutex as its single
 /// tail element (an address that never moves, as pthreads requires). With the façade in front, an idle
-/// `Throttler<Int>` takes 432 bytes of heap and a `Debouncer<Int>` 464 (Benchmarks/README.md).
+/// `Throttler<Int>` takes 448 bytes of heap and a `Debouncer<Int>` 480 (Benchmarks/README.md).
 ///
 /// Performance: the call path is `@inlinable` (and what it touches `@usableFromInline`, none of it public API), so
 /// it is specialized for the caller's `Value`; unspecialized generic code would look up type metadata on every
-/// call and cost some 20 times more. The state is reached through a pointer rather than through `var`
+/// call and cost some 20 times more. The façades' public initializers are inlinable too, and build there, at the
+/// caller, the closure `call` goes through: so a call through the protocol or from generic code runs specialized
+/// code as well. The state is reached through a pointer rather than through `var`
 /// properties, which would pay for a dynamic exclusivity check on every access: the lock already guarantees
 /// exclusivity.
 @usableFromInline
