@@ -81,9 +81,10 @@ actor Store {
     }
     search("s")
     search("sw")
-    await waitUntil(seconds: 60) { loaded.count == 1 }  // the timer is a task: give a busy pool time
+    await waitUntil(seconds: 60) { loaded.values.last == "sw" }  // the timer is a task: give a busy pool time
     work.sync {}
-    #expect(loaded.values == ["sw"])
+    // "s" runs too only if the second call came more than 250 ms after the first (a very busy machine).
+    #expect(loaded.values == ["sw"] || loaded.values == ["s", "sw"])
   }
 
   @Test func theProtocolIsActionLimiter() {
