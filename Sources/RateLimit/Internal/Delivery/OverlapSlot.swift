@@ -28,13 +28,13 @@ struct OverlapSlot<Value: Sendable>: Sendable {
   @usableFromInline let overlap: Overlap
   /// A run was started and its action has not returned. (A run waits only while one runs, so this is also the
   /// async part of the limiter's `isRunning`.)
-  @usableFromInline private(set) var isRunning = false
+  @usableFromInline var isRunning = false
   /// The running run was made by `flush()`: `invalidate()` does not cancel it.
-  @usableFromInline private(set) var runningIsFlushed = false
+  @usableFromInline var runningIsFlushed = false
   /// The run waiting for the running one to return.
-  @usableFromInline private(set) var waiting: HeldValue<Value>
+  @usableFromInline var waiting: HeldValue<Value>
   /// The waiting run holds a flushed value: `invalidate()` keeps it.
-  @usableFromInline private(set) var waitingIsFlushed = false
+  @usableFromInline var waitingIsFlushed = false
 
   @usableFromInline
   init(overlap: Overlap, reduce: Reducer<Value>?) {
@@ -51,7 +51,7 @@ struct OverlapSlot<Value: Sendable>: Sendable {
 
   /// `run` comes due. Returns what it does, and whether the running run's task is to be cancelled. A value it
   /// drops or replaces goes to `discarded`, to be released outside the lock.
-  @usableFromInline
+  @inlinable
   mutating func due(_ run: HandedRun<Value>, discarding discarded: inout Value?) -> (Decision, cancelRunning: Bool) {
     guard isRunning else {
       isRunning = true

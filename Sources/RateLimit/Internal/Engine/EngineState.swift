@@ -158,8 +158,8 @@ struct EngineState<Rule: TimingRule>: Sendable {
   /// The rules decided `run`: hand it over. A synchronous run joins the queue of handed runs (the caller
   /// schedules its delivery); an async run goes to the overlap policy, which starts its task now (creating a
   /// task runs no user code), lets it wait, or drops it (its value, or a waiting value it replaces, goes to
-  /// `discarded`).
-  @usableFromInline
+  /// `discarded`). Inlinable: a call that joins a waiting run comes through here every time.
+  @inlinable
   mutating func decided(
     _ run: Run<Value>, isFlushed: Bool, into handOff: inout HandOff, discarding discarded: inout Value?,
     engine: Engine<Rule>
@@ -176,6 +176,7 @@ struct EngineState<Rule: TimingRule>: Sendable {
   }
 
   /// Starts `run`'s task with the action (kept for flushed runs after `invalidate()`).
+  @usableFromInline
   mutating func start(_ run: HandedRun<Value>, engine: Engine<Rule>) {
     guard case .async(let action)? = action ?? (run.isFlushed ? actionForFlushedRuns : nil) else {
       preconditionFailure("an async run started without its action")
@@ -227,6 +228,7 @@ struct EngineState<Rule: TimingRule>: Sendable {
   }
 
   /// Marks the running task to be cancelled once the lock is released.
+  @usableFromInline
   mutating func cancelTask(into handOff: inout HandOff) {
     taskToCancel = task
     handOff.cancelsTask = true
