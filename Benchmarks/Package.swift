@@ -37,6 +37,9 @@ let package = Package(
       dependencies: [.product(name: "RateLimit", package: rateLimitPackage), "CHeapStatistics"]
     ),
     .target(name: "CHeapStatistics"),
+    // Instructions per call, counted by callgrind: bash Benchmarks/instructions.sh
+    .executableTarget(
+      name: "call-instructions", dependencies: [.product(name: "RateLimit", package: rateLimitPackage)]),
   ],
   swiftLanguageModes: [.v6]
 )

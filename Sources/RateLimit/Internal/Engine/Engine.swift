@@ -66,7 +66,7 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
   // MARK: Events
 
   /// - Complexity: O(1); one lock, one clock read, no allocation unless a run or a new timer is due.
-  @inlinable
+  @inlinable @inline(__always)
   func call(_ value: Value) {
     // Filled in under the lock, acted on after it; written in place rather than returned. What the rules let go
     // of (a replaced held value, a dropped run) waits in `discarded` until the lock is released.

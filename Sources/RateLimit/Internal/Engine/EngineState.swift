@@ -103,7 +103,7 @@ struct EngineState<Rule: TimingRule>: Sendable {
   /// A clock whose `now` goes back (a custom one; ``DispatchClock`` and ``ManualClock`` never do) counts the step
   /// as no time passing: the rule's instants move back with the clock and the timer is re-armed, so a limiter
   /// neither crashes nor waits for the clock to catch up with where it was.
-  @inlinable
+  @inlinable @inline(__always)
   mutating func readClock() -> Instant {
     let reading =
       if let clock { Instant(clock.clock.now) } else {
@@ -122,14 +122,14 @@ struct EngineState<Rule: TimingRule>: Sendable {
   }
 
   /// The held value whose deadline has passed by `now`, if any: work due runs before anything else.
-  @inlinable
+  @inlinable @inline(__always)
   mutating func settle(until now: Instant) -> Run<Value>? {
     guard let deadline = rule.deadline, deadline <= now else { return nil }
     return rule.deadlineReached()
   }
 
   /// Hands over the held value whose deadline has passed by `now`, if any (see ``settle(until:)``).
-  @inlinable
+  @inlinable @inline(__always)
   mutating func handOverDueWork(
     until now: Instant, into handOff: inout HandOff, discarding discarded: inout Value?, engine: Engine<Rule>
   ) {
@@ -139,7 +139,7 @@ struct EngineState<Rule: TimingRule>: Sendable {
   }
 
   /// The deadline of the timer to schedule so that the rule's deadline is met, if the armed one does not do.
-  @inlinable
+  @inlinable @inline(__always)
   mutating func timerToArm() -> Instant? {
     guard let deadline = rule.deadline else { return nil }
     if armedDeadline <= deadline { return nil }

@@ -1,0 +1,36 @@
+import Dispatch
+import RateLimit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+// Calls one limiter N times, for valgrind's callgrind (see instructions.sh): the difference between two N, divided,
+// is the instructions one call costs. Modes: floor, tl tt tf (Throttler), dl dt dm (Debouncer; dm with maxWait).
+let mode = CommandLine.arguments[1]
+let count = Int(CommandLine.arguments[2])!
+let queue = DispatchQueue(label: "cg")
+let interval = Duration.seconds(100)
+@inline(never) func drive(_ call: (Int) -> Void) { for value in 0..<count { call(value) } }
+switch mode {
+case "floor":
+  let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+  pthread_mutex_init(mutex, nil)
+  var last: UInt64 = 0
+  drive { _ in
+    pthread_mutex_lock(mutex)
+    let now = DispatchTime.now().uptimeNanoseconds
+    if now &- last >= 100_000_000_000 { last = now }
+    pthread_mutex_unlock(mutex)
+  }
+case "tl": let l = Throttler<Int>(interval: interval, mode: .leading, queue: queue) { _ in }; drive { l.call($0) }
+case "tt": let l = Throttler<Int>(interval: interval, mode: .trailing, queue: queue) { _ in }; drive { l.call($0) }
+case "tf":
+  let l = Throttler<Int>(interval: interval, mode: .firstPerDuration, queue: queue) { _ in }; drive { l.call($0) }
+case "dl": let l = Debouncer<Int>(interval: interval, mode: .leading, queue: queue) { _ in }; drive { l.call($0) }
+case "dt": let l = Debouncer<Int>(interval: interval, mode: .trailing, queue: queue) { _ in }; drive { l.call($0) }
+case "dm":
+  let l = Debouncer<Int>(interval: interval, mode: .trailing, maxWait: interval * 2, queue: queue) { _ in };
+  drive { l.call($0) }
+default: fatalError()
+}
