@@ -62,7 +62,7 @@ public final class Debouncer<Value: Sendable>: ActionLimiter {
   // same, every mutable byte guarded by its own mutex (see `Engine`). The reference itself never changes.
   @usableFromInline nonisolated(unsafe) let engine: Engine<DebounceRule<Value>>
 
-  /// The call path, specialized for `Value` where the limiter was made (see ``specializedCall(_:)``).
+  /// The call path, specialized for `Value` where the limiter was made (see `Engine.specializedCall(_:)`).
   @usableFromInline let callPath: @Sendable (Value) -> Void
 
   /// Every public initializer ends here. `makeCallPath`'s default is evaluated in the (inlined, so specialized)
@@ -71,7 +71,7 @@ public final class Debouncer<Value: Sendable>: ActionLimiter {
   init(
     interval: Duration, mode: DebounceMode, maxWait: Duration?, clock: some RateLimitClock,
     reducing: Reducer<Value>?, target: ActionTarget<Value>,
-    makeCallPath: (Engine<DebounceRule<Value>>) -> @Sendable (Value) -> Void = Debouncer.specializedCall
+    makeCallPath: (Engine<DebounceRule<Value>>) -> @Sendable (Value) -> Void = Engine.specializedCall
   ) {
     requireNonNegative(interval, "interval", of: "Debouncer")
     if let maxWait { requireNonNegative(maxWait, "maxWait", of: "Debouncer") }
@@ -79,13 +79,6 @@ public final class Debouncer<Value: Sendable>: ActionLimiter {
       rule: DebounceRule(mode: mode, interval: interval, maxWait: maxWait, reduce: reducing), clock: clock,
       target: target, reduce: reducing)
     callPath = makeCallPath(engine)
-  }
-
-  /// The call path for `engine`; see ``Throttler/specializedCall(_:)``.
-  @inlinable
-  static func specializedCall(_ engine: Engine<DebounceRule<Value>>) -> @Sendable (Value) -> Void {
-    let reference = EngineReference(engine)
-    return { value in reference.object.call(value) }
   }
 
   /// Creates a debouncer that runs `action` on `queue`.

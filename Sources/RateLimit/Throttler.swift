@@ -49,7 +49,7 @@ public final class Throttler<Value: Sendable>: ActionLimiter {
   // same, every mutable byte guarded by its own mutex (see `Engine`). The reference itself never changes.
   @usableFromInline nonisolated(unsafe) let engine: Engine<ThrottleRule<Value>>
 
-  /// The call path, specialized for `Value` where the limiter was made (see ``specializedCall(_:)``).
+  /// The call path, specialized for `Value` where the limiter was made (see `Engine.specializedCall(_:)`).
   @usableFromInline let callPath: @Sendable (Value) -> Void
 
   /// Every public initializer ends here. `makeCallPath`'s default is evaluated in the (inlined, so specialized)
@@ -58,23 +58,13 @@ public final class Throttler<Value: Sendable>: ActionLimiter {
   init(
     interval: Duration, mode: ThrottleMode, clock: some RateLimitClock, reducing: Reducer<Value>?,
     target: ActionTarget<Value>,
-    makeCallPath: (Engine<ThrottleRule<Value>>) -> @Sendable (Value) -> Void = Throttler.specializedCall
+    makeCallPath: (Engine<ThrottleRule<Value>>) -> @Sendable (Value) -> Void = Engine.specializedCall
   ) {
     requireNonNegative(interval, "interval", of: "Throttler")
     engine = Engine.make(
       rule: ThrottleRule(mode: mode, interval: interval, reduce: reducing), clock: clock, target: target,
       reduce: reducing)
     callPath = makeCallPath(engine)
-  }
-
-  /// The call path for `engine`: `engine.call(value)`, compiled where this is referenced. From the public
-  /// initializers (inlinable), that is the caller's code, specialized for its `Value`; so a call made through
-  /// ``ActionLimiter`` or from generic code, which reaches ``call(_:)``'s unspecialized body, still runs
-  /// specialized code (without it: 21 times the cost of a direct call).
-  @inlinable
-  static func specializedCall(_ engine: Engine<ThrottleRule<Value>>) -> @Sendable (Value) -> Void {
-    let reference = EngineReference(engine)
-    return { value in reference.object.call(value) }
   }
 
   /// Creates a throttler that runs `action` on `queue`.

@@ -250,19 +250,14 @@ struct EngineState<Rule: TimingRule>: Sendable {
     into handOff: inout HandOff, discarding discarded: inout (Value?, Value?)
   ) -> (Action<Value>?, RunQueue<Value>) {
     acceptsCalls = false
-    discarded.0 = rule.cancelled()
     let released = action.take()
-    var dropped: RunQueue<Value>
     if isFinishing {
-      // After `finish()`, `invalidate()` cancels everything not yet returned, flushed or not.
+      // After `finish()`, `invalidate()` cancels everything not yet returned, flushed or not: as `cancel()` does.
       isFinishing = false
-      epoch &+= 1
-      dropped = RunQueue()
-      swap(&dropped, &handed)
-      if slot?.cancelled(discarding: &discarded.1) == true { cancelTask(into: &handOff) }
-      return (released, dropped)
+      return (released, cancel(into: &handOff, discarding: &discarded))
     }
-    dropped = handed.keepFlushed()
+    discarded.0 = rule.cancelled()
+    let dropped = handed.keepFlushed()
     if slot?.invalidated(discarding: &discarded.1) == true { cancelTask(into: &handOff) }
     if !handed.isEmpty || slot?.hasFlushedWaiting == true {
       actionForFlushedRuns = actionForFlushedRuns ?? released

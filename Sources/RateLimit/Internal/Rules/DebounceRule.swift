@@ -45,7 +45,9 @@ struct DebounceRule<Value: Sendable>: TimingRule {
   }
 
   @inlinable
-  mutating func called(at now: Instant, with value: Value, mayRunAtOnce: Bool, displaced: inout Value?) -> Value? {
+  mutating func called(
+    at now: Instant, with value: Value, mayRunAtOnce: @autoclosure () -> Bool, displaced: inout Value?
+  ) -> Value? {
     // Quiet: no call at all in the last T (`now - lastCall >= T`), or the very first call.
     let isQuiet = !(now < quietEnd)
     // Every call, run or not, restarts the quiet period.
@@ -53,7 +55,7 @@ struct DebounceRule<Value: Sendable>: TimingRule {
     switch mode {
     case .leading:
       // Runs when quiet, or (with maxWait M) when `now - lastRun >= M`.
-      guard isQuiet || !(now < maxWaitEnd), mayRunAtOnce else { return nil }
+      guard isQuiet || !(now < maxWaitEnd), mayRunAtOnce() else { return nil }
       if let waitLimit { maxWaitEnd = now + waitLimit }
       return value
     case .trailing:

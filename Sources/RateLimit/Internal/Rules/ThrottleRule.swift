@@ -26,11 +26,13 @@ struct ThrottleRule<Value: Sendable>: TimingRule {
   var deadline: Instant? { held.isEmpty ? nil : windowEnd }
 
   @inlinable
-  mutating func called(at now: Instant, with value: Value, mayRunAtOnce: Bool, displaced: inout Value?) -> Value? {
+  mutating func called(
+    at now: Instant, with value: Value, mayRunAtOnce: @autoclosure () -> Bool, displaced: inout Value?
+  ) -> Value? {
     switch mode {
     case .leading:
       // Runs if nothing ran in the last T (`now - lastRun >= T`), else dropped.
-      if now < windowEnd || !mayRunAtOnce { return nil }
+      if now < windowEnd || !mayRunAtOnce() { return nil }
       windowEnd = now + interval
       return value
     case .trailing:
@@ -44,7 +46,7 @@ struct ThrottleRule<Value: Sendable>: TimingRule {
         held.add(value, displacing: &displaced)
         return nil
       }
-      if !mayRunAtOnce { return nil }
+      if !mayRunAtOnce() { return nil }
       windowEnd = now + interval
       return value
     }

@@ -17,11 +17,14 @@ protocol TimingRule<Value>: Sendable {
   /// A call arrived at `now`. Returns the value to run at once, if any.
   ///
   /// - Parameters:
-  ///   - mayRunAtOnce: `false` when a run started now would be dropped (`.dropNew` while a run is running): a
+  ///   - mayRunAtOnce: Evaluated only when the rule would run the call at once. `false` when a run started now
+  ///     would be dropped (`.dropNew` while a run is running): a
   ///     call the rule would run at once is then a call the rule drops itself: no window opens, the last run
   ///     stays the last run (a debouncer's quiet period still restarts, as for every call). SPEC 3.0.
   ///   - displaced: receives a held value this call replaces, to be released outside the lock.
-  mutating func called(at now: Instant, with value: Value, mayRunAtOnce: Bool, displaced: inout Value?) -> Value?
+  mutating func called(
+    at now: Instant, with value: Value, mayRunAtOnce: @autoclosure () -> Bool, displaced: inout Value?
+  ) -> Value?
 
   /// ``deadline`` has been reached. Returns the held value, to run at that deadline.
   mutating func deadlineReached() -> Run<Value>?
