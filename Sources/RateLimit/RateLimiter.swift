@@ -45,7 +45,7 @@ public final class RateLimiter: Sendable {
   /// The two cores, each concrete so that its code is specialized (an existential over the generic core would run
   /// unspecialized generic code on every call: 6 times the cost).
   private enum Core: Sendable {
-    case window(PermitCore<SlidingWindow>)
+    case window(PermitCore<SlidingWindow<BookingLog>>)
     case bucket(PermitCore<TokenBucket>)
 
     var clock: PermitClock {
@@ -99,7 +99,7 @@ public final class RateLimiter: Sendable {
     self.limit = limit
     self.window = window
     self.burst = nil
-    let rule = SlidingWindow(limit: limit, window: Swift.max(1, Nanoseconds.roundingUp(window)))
+    let rule = SlidingWindow<BookingLog>(limit: limit, window: Swift.max(1, Nanoseconds.roundingUp(window)))
     core = .window(PermitCore(rule: rule, isUnlimited: window == .zero, clock: PermitClock(clock)))
   }
 

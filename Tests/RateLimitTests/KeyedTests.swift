@@ -100,6 +100,66 @@ import Testing
   }
 }
 
+extension KeyedTests {
+  /// The same on a `ManualClock` that a fifth thread keeps advancing while 4 threads call 1,000 keys: limiters
+  /// come to rest and are released all the time. Per key, every value called is delivered once, and each
+  /// thread's values in the order that thread called them.
+  @Test func noCallIsLostToAReleaseOnAManualClock() async {
+    let clock = ManualClock()
+    let queue = DispatchQueue(label: "KeyedTests.manualStress")
+    let delivered = Logs()
+    let made = Tally()
+    let keyed = Keyed<Int, Debouncer<[Int]>> { key in
+      made.add()
+      return Debouncer<[Int]>(interval: .milliseconds(1), queue: queue, clock: clock, reducing: { $0 += $1 }) {
+        delivered.append($0, for: key)
+      }
+    }
+    let called = Logs()
+    let callersDone = Tally()
+    onSeparateThreads(5) { thread in
+      guard thread < 4 else {
+        while callersDone.value < 4 { clock.advance(by: .microseconds(300)) }
+        return
+      }
+      var generator = SystemRandomNumberGenerator()
+      for round in 0..<5_000 {
+        let key = Int.random(in: 0..<1_000, using: &generator)
+        let value = thread * 100_000 + round
+        called.append([value], for: key)
+        keyed.call([value], for: key)
+      }
+      callersDone.add()
+    }
+    clock.run()
+    queue.sync {}
+    await keyed.waitUntilIdle()
+    queue.sync {}
+    let sent = called.snapshot
+    let received = delivered.snapshot
+    #expect(received.values.map(\.count).reduce(0, +) == 20_000)
+    for (key, values) in sent {
+      #expect(received[key]?.sorted() == values.sorted(), "key \(key): every value once")
+      for thread in 0..<4 {
+        let fromThread = { (value: Int) in value / 100_000 == thread }
+        #expect(
+          received[key]?.filter(fromThread) == values.filter(fromThread), "key \(key), thread \(thread): in order")
+      }
+    }
+    #expect(keyed.count == 0)
+    #expect(made.value > 1_000, "limiters were released and made again during the calls")
+  }
+}
+
+/// Thread-safe logs of values per key, in the order they were appended.
+final class Logs: @unchecked Sendable {
+  // @unchecked Sendable: `logs` is only touched inside `lock.withLock`.
+  private let lock = Lock()
+  private var logs: [Int: [Int]] = [:]
+  func append(_ values: [Int], for key: Int) { lock.withLock { logs[key, default: []] += values } }
+  var snapshot: [Int: [Int]] { lock.withLock { logs } }
+}
+
 /// A thread-safe tally.
 final class Tally: @unchecked Sendable {
   // @unchecked Sendable: `count` is only touched inside `lock.withLock`.

@@ -74,7 +74,8 @@ func perKey(_ make: () -> KeyedRateLimiter<String>, keys: Int = 100_000, booking
     for _ in 0..<bookings { _ = limiter.tryAcquire(for: name) }
   }
   let after = heap_bytes_in_use()
-  withExtendedLifetime(limiter) {}
+  // The names too: released after their last use, they would be subtracted from the limiter's bytes.
+  withExtendedLifetime((limiter, names)) {}
   return (after - before) / keys
 }
 
@@ -114,6 +115,32 @@ print(
 print(
   padded("KeyedRateLimiter, sliding window, N = 10, 10 bookings", 56)
     + "\(perKey({ KeyedRateLimiter(limit: 10, per: .seconds(60)) }, bookings: 10))")
+
+/// 100,000 keys used once, then a window with no operation, then one more: the heap bytes the keyed limiter holds
+/// at each step (its `count` read last, which forgets every fresh key first).
+func memoryBack(_ make: (ManualClock) -> KeyedRateLimiter<String>) -> (used: Int, afterAWindow: Int, count: Int) {
+  let clock = ManualClock()
+  let names = (0..<100_000).map { "client-\($0)" }
+  let before = heap_bytes_in_use()
+  let limiter = make(clock)
+  for name in names { _ = limiter.tryAcquire(for: name) }
+  let used = heap_bytes_in_use() - before
+  clock.advance(by: .seconds(60))
+  _ = limiter.tryAcquire(for: "one more")
+  let count = limiter.count
+  let afterAWindow = heap_bytes_in_use() - before
+  withExtendedLifetime((limiter, names)) {}
+  return (used, afterAWindow, count)
+}
+for (name, make) in [
+  ("token bucket", { KeyedRateLimiter<String>(limit: 10, per: .seconds(60), burst: 10, clock: $0) }),
+  ("sliding window", { KeyedRateLimiter<String>(limit: 10, per: .seconds(60), clock: $0) }),
+] as [(String, (ManualClock) -> KeyedRateLimiter<String>)] {
+  let (used, back, count) = memoryBack(make)
+  print(
+    padded("KeyedRateLimiter, \(name): 100,000 keys, bytes", 56)
+      + "\(used), a window later \(back) (count \(count))")
+}
 
 /// Bytes per active key of `Keyed<Int, Debouncer<Int>>`: 10,000 keys, each holding a value with its timer armed.
 func perActiveKey() -> Int {

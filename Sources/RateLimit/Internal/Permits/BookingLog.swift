@@ -8,7 +8,11 @@ struct BookingLog: Sendable {
   struct Entry: Sendable {
     var time: Int64
     var permits: Int
+    /// Ids grow with every booking; an odd one may be cancelled (``PermitBook/newID(cancellable:)``), an even
+    /// one never will be (`tryAcquire`'s), so it can be kept without its id.
     var id: UInt64
+
+    var isCancellable: Bool { id & 1 == 1 }
   }
 
   private var entries: ContiguousArray<Entry> = []
@@ -17,6 +21,7 @@ struct BookingLog: Sendable {
   private(set) var total = 0
 
   var isEmpty: Bool { head == entries.count }
+  var count: Int { entries.count - head }
   var first: Entry? { isEmpty ? nil : entries[head] }
   var last: Entry? { isEmpty ? nil : entries[entries.count - 1] }
 
@@ -28,6 +33,14 @@ struct BookingLog: Sendable {
     }
     entries.append(entry)
     total += entry.permits
+  }
+
+  /// Empties the log, keeping its storage, and adds `entry` if there is one.
+  mutating func reset(to entry: Entry?) {
+    entries.removeAll(keepingCapacity: true)
+    head = 0
+    total = 0
+    if let entry { append(entry) }
   }
 
   /// Removes the first booking.

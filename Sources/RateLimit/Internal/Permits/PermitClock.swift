@@ -50,15 +50,17 @@ struct PermitBook<Rule: PermitRule>: Sendable {
     return now < latestReading ? Nanoseconds.subtracting(latestReading, now) : 0
   }
 
-  mutating func newID() -> UInt64 {
+  /// A new id, larger than every earlier one; odd if the booking may be cancelled (``BookingLog/Entry``).
+  mutating func newID(cancellable: Bool) -> UInt64 {
     nextID &+= 1
-    return nextID
+    return nextID << 1 | (cancellable ? 1 : 0)
   }
 
   /// `tryAcquire`: books at `now` or not at all.
   mutating func tryAcquire(_ permits: Int, at now: Int64, in state: inout Rule.State) -> Bool {
     if isUnlimited { return true }
-    return rule.reserve(permits, at: now, notAfter: now, id: newID(), cancellable: false, in: &state) != nil
+    let id = newID(cancellable: false)
+    return rule.reserve(permits, at: now, notAfter: now, id: id, cancellable: false, in: &state) != nil
   }
 
   /// `reserve`: books at the earliest instant, if within `maxDelay`.
@@ -67,7 +69,8 @@ struct PermitBook<Rule: PermitRule>: Sendable {
   ) -> Booking? {
     if isUnlimited { return Booking(time: now, permits: permits, id: 0, ruleTime: now) }
     let deadline = maxDelay.map { Nanoseconds.adding(now, Nanoseconds.roundingDown($0)) } ?? .max
-    return rule.reserve(permits, at: now, notAfter: deadline, id: newID(), cancellable: true, in: &state)
+    return rule.reserve(
+      permits, at: now, notAfter: deadline, id: newID(cancellable: true), cancellable: true, in: &state)
   }
 
   /// `retryAfter`: how long `reserve` would wait now.

@@ -10,34 +10,34 @@
 ///
 /// The state is the log of bookings in (now − T, ∞): memory O(N) plus the bookings ahead. With N = 1,
 /// `tryAcquire` is exactly `Throttler.leading`'s rule: `now − lastGrant >= T`.
-struct SlidingWindow: PermitRule {
-  typealias State = BookingLog
+struct SlidingWindow<Log: WindowLog>: PermitRule {
+  typealias State = Log
 
   let limit: Int
   /// T in nanoseconds, at least 1 (a zero window never reaches the rules).
   let window: Int64
 
   var capacity: Int { limit }
-  var fresh: BookingLog { BookingLog() }
+  var fresh: Log { Log() }
 
-  func earliest(_ permits: Int, at now: Int64, in log: BookingLog) -> Int64 {
+  func earliest(_ permits: Int, at now: Int64, in log: Log) -> Int64 {
     // Not before now, nor before the latest booking (first come, first served).
-    var instant = Swift.max(now, log.last?.time ?? now)
+    var instant = Swift.max(now, log.lastTime ?? now)
     var inWindow = log.total
-    let entries = log.oldestFirst
-    var index = entries.startIndex
+    let count = log.count
+    var index = 0
     // Bookings at or before `instant − T` are outside (instant − T, instant].
     func leaveWindow() {
       let start = Nanoseconds.subtracting(instant, window)
-      while index < entries.endIndex, entries[index].time <= start {
-        inWindow -= entries[index].permits
+      while index < count, log.time(at: index) <= start {
+        inWindow -= log.permits(at: index)
         index += 1
       }
     }
     leaveWindow()
     // Slide until enough of the oldest bookings have left: the next leaves at its time + T.
-    while inWindow + permits > limit, index < entries.endIndex {
-      instant = Nanoseconds.adding(entries[index].time, window)
+    while inWindow + permits > limit, index < count {
+      instant = Nanoseconds.adding(log.time(at: index), window)
       leaveWindow()
     }
     return instant
@@ -45,7 +45,7 @@ struct SlidingWindow: PermitRule {
 
   func reserve(
     _ permits: Int, at now: Int64, notAfter deadline: Int64, id: UInt64, cancellable: Bool,
-    in log: inout BookingLog
+    in log: inout Log
   ) -> Booking? {
     log.removeAll(notAfter: Nanoseconds.subtracting(now, window))
     let time = earliest(permits, at: now, in: log)
@@ -54,17 +54,17 @@ struct SlidingWindow: PermitRule {
     return Booking(time: time, permits: permits, id: id, ruleTime: time)
   }
 
-  func cancel(_ booking: Booking, at now: Int64, in log: inout BookingLog) {
+  func cancel(_ booking: Booking, at now: Int64, in log: inout Log) {
     // After its time the permits were granted and used. The booking leaves the log; later ones keep their times.
     guard now <= booking.time else { return }
-    _ = log.remove(id: booking.id)
+    log.removeBooking(id: booking.id)
   }
 
-  func clockWentBack(by jump: Int64, in log: inout BookingLog) {
+  func clockWentBack(by jump: Int64, in log: inout Log) {
     log.shift(back: jump)
   }
 
-  func isFresh(_ log: inout BookingLog, at now: Int64) -> Bool {
+  func isFresh(_ log: inout Log, at now: Int64) -> Bool {
     log.removeAll(notAfter: Nanoseconds.subtracting(now, window))
     return log.isEmpty
   }

@@ -20,6 +20,12 @@ struct Wide: Comparable, Sendable {
     self.init(high: value < 0 ? -1 : 0, low: UInt64(bitPattern: value))
   }
 
+  /// The value as an `Int64`, if it is one.
+  var exactInt64: Int64? {
+    let value = Int64(bitPattern: low)
+    return high == (value < 0 ? -1 : 0) ? value : nil
+  }
+
   /// `a * b`, exactly (two 64-bit factors always fit in 128 bits).
   static func product(_ a: Int64, _ b: Int64) -> Wide {
     let (high, low) = a.multipliedFullWidth(by: b)

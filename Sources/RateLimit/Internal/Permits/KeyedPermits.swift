@@ -1,0 +1,132 @@
+/// Many keys' permit states, with no lock and no clock (``KeyedPermitStore`` adds both). Every key is 16 bytes in
+/// one dictionary (``PackablePermitRule/Packed``); a key whose state does not pack is kept whole in a second one,
+/// and marked ``PackablePermitRule/aside`` in the first. A key not in the first is fresh.
+///
+/// A key whose state is back to fresh is forgotten: every so many operations (as many as there are keys, so O(1)
+/// amortized per operation) a sweep drops the fresh ones and shrinks the storage, so memory follows the keys
+/// active within the last window. Forgetting is invisible: a missing key is a fresh one.
+struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendable {
+  private(set) var book: PermitBook<Rule>
+  private var packed: [Key: Rule.Packed] = [:]
+  private var aside: [Key: Rule.State] = [:]
+  /// Where a packed state is unpacked for one operation; its storage is kept from one operation to the next.
+  private var scratch: Rule.State
+  private var operationsSinceSweep = 0
+
+  init(rule: Rule, isUnlimited: Bool) {
+    book = PermitBook(rule: rule, isUnlimited: isUnlimited)
+    scratch = rule.fresh
+  }
+
+  var rule: Rule { book.rule }
+
+  /// Takes in a clock reading before an operation: a step back moves every key's instants back; the sweep runs
+  /// when it is due.
+  mutating func read(_ now: Int64) {
+    let jump = book.read(now)
+    if jump > 0 {
+      for key in aside.keys { rule.clockWentBack(by: jump, in: &aside[key]!) }
+      var index = packed.startIndex
+      while index != packed.endIndex {
+        if !Rule.isAside(packed.values[index]) { rule.clockWentBack(by: jump, packed: &packed.values[index]) }
+        packed.formIndex(after: &index)
+      }
+    }
+    operationsSinceSweep += 1
+    if operationsSinceSweep >= Swift.max(packed.count, 16) { sweep(at: now) }
+  }
+
+  /// Runs `body` on `key`'s state (fresh if it has none) and keeps what it leaves: packed if it fits, whole if
+  /// not. One hash lookup for a packed key.
+  mutating func update<Result>(
+    _ key: Key, at now: Int64, _ body: (inout PermitBook<Rule>, inout Rule.State) -> Result
+  ) -> Result {
+    guard let index = packed.index(forKey: key) else {
+      scratch = rule.fresh
+      let result = body(&book, &scratch)
+      packed[key] = keepScratch(for: key, at: now)
+      return result
+    }
+    return update(at: index, now: now, body)
+  }
+
+  /// ``update(_:at:_:)`` for the key at `index`; the dictionary's indices stay valid.
+  private mutating func update<Result>(
+    at index: Dictionary<Key, Rule.Packed>.Index, now: Int64,
+    _ body: (inout PermitBook<Rule>, inout Rule.State) -> Result
+  ) -> Result {
+    guard Rule.isAside(packed.values[index]) else {
+      rule.unpack(&packed.values[index], into: &scratch)
+      let result = body(&book, &scratch)
+      packed.values[index] = keepScratch(for: packed.keys[index], at: now)
+      return result
+    }
+    let key = packed.keys[index]
+    let result = body(&book, &aside[key]!)
+    if let state = rule.pack(&aside[key]!, at: now) {
+      aside[key] = nil
+      packed.values[index] = state
+    }
+    return result
+  }
+
+  /// Runs `body` on `key`'s state, for reading only; a key with none stays without.
+  mutating func peek<Result>(_ key: Key, at now: Int64, _ body: (PermitBook<Rule>, Rule.State) -> Result) -> Result {
+    guard let index = packed.index(forKey: key) else { return body(book, rule.fresh) }
+    return update(at: index, now: now) { book, state in body(book, state) }
+  }
+
+  /// `scratch` packed, or moved aside whole (the next operation then starts a new scratch).
+  private mutating func keepScratch(for key: Key, at now: Int64) -> Rule.Packed {
+    if let state = rule.pack(&scratch, at: now) { return state }
+    aside[key] = scratch
+    scratch = rule.fresh
+    return Rule.aside
+  }
+
+  /// Whether `key` holds any state (a key that does not is fresh).
+  func holds(_ key: Key) -> Bool { packed[key] != nil }
+
+  /// Forgets `key` if it is fresh at `now` (after a cancel gave permits back).
+  mutating func forgetIfFresh(_ key: Key, at now: Int64) {
+    guard let index = packed.index(forKey: key) else { return }
+    if isFresh(at: index, now) {
+      aside[key] = nil
+      packed.remove(at: index)
+    }
+  }
+
+  /// Whether the key at `index` is fresh at `now`.
+  private mutating func isFresh(at index: Dictionary<Key, Rule.Packed>.Index, _ now: Int64) -> Bool {
+    let state = packed.values[index]
+    guard Rule.isAside(state) else { return rule.isFresh(state, at: now) }
+    return rule.isFresh(&aside[packed.keys[index]]!, at: now)
+  }
+
+  /// Forgets every key that is fresh at `now`, and gives back storage the dictionaries no longer need. O(keys).
+  mutating func sweep(at now: Int64) {
+    operationsSinceSweep = 0
+    var fresh: [Key] = []
+    var index = packed.startIndex
+    while index != packed.endIndex {
+      if isFresh(at: index, now) { fresh.append(packed.keys[index]) }
+      packed.formIndex(after: &index)
+    }
+    for key in fresh {
+      packed[key] = nil
+      aside[key] = nil
+    }
+    Self.shrink(&packed)
+    Self.shrink(&aside)
+  }
+
+  private static func shrink<Value>(_ dictionary: inout [Key: Value]) {
+    guard dictionary.capacity > 4 * Swift.max(dictionary.count, 8) else { return }
+    var shrunk = [Key: Value](minimumCapacity: dictionary.count)
+    for (key, value) in dictionary { shrunk[key] = value }
+    dictionary = shrunk
+  }
+
+  /// The keys not known to be fresh (exact right after a sweep).
+  var count: Int { packed.count }
+}

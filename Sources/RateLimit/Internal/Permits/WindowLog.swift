@@ -1,0 +1,34 @@
+/// What the sliding window needs of its log of bookings, oldest first: ``BookingLog`` for a ``RateLimiter``,
+/// ``KeyedWindowLog`` (16 bytes a key, 8 a booking) for a ``KeyedRateLimiter``.
+protocol WindowLog: Sendable {
+  /// A log with no booking.
+  init()
+
+  var isEmpty: Bool { get }
+  /// The bookings.
+  var count: Int { get }
+  /// The permits of every booking.
+  var total: Int { get }
+  /// The instant of the latest booking.
+  var lastTime: Int64? { get }
+  /// The instant of the booking `offset` places from the oldest.
+  func time(at offset: Int) -> Int64
+  /// The permits of the booking `offset` places from the oldest.
+  func permits(at offset: Int) -> Int
+
+  /// Adds a booking at the end; its time is not earlier than the last one's.
+  mutating func append(_ entry: BookingLog.Entry)
+  /// Removes every booking at or before `time`.
+  mutating func removeAll(notAfter time: Int64)
+  /// Removes the booking `id`, if it is here.
+  mutating func removeBooking(id: UInt64)
+  /// Moves every instant back by `jump` (the clock went back).
+  mutating func shift(back jump: Int64)
+}
+
+extension BookingLog: WindowLog {
+  var lastTime: Int64? { last?.time }
+  func time(at offset: Int) -> Int64 { oldestFirst[oldestFirst.startIndex + offset].time }
+  func permits(at offset: Int) -> Int { oldestFirst[oldestFirst.startIndex + offset].permits }
+  mutating func removeBooking(id: UInt64) { _ = remove(id: id) }
+}
