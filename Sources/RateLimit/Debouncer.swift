@@ -76,7 +76,7 @@ public final class Debouncer<Value: Sendable>: ActionLimiter {
     requireNonNegative(interval, "interval", of: "Debouncer")
     if let maxWait { requireNonNegative(maxWait, "maxWait", of: "Debouncer") }
     engine = Engine.make(
-      rule: DebounceRule(mode: mode, interval: interval, maxWait: maxWait, reduce: reducing), clock: clock,
+      rule: DebounceRule(mode: mode, interval: interval, maxWait: maxWait), clock: clock,
       target: target, reduce: reducing)
     callPath = makeCallPath(engine)
   }

@@ -62,7 +62,7 @@ public final class Throttler<Value: Sendable>: ActionLimiter {
   ) {
     requireNonNegative(interval, "interval", of: "Throttler")
     engine = Engine.make(
-      rule: ThrottleRule(mode: mode, interval: interval, reduce: reducing), clock: clock, target: target,
+      rule: ThrottleRule(mode: mode, interval: interval), clock: clock, target: target,
       reduce: reducing)
     callPath = makeCallPath(engine)
   }

@@ -128,6 +128,12 @@ extension KeyedTests {
         let value = thread * 100_000 + round
         called.append([value], for: key)
         keyed.call([value], for: key)
+        // Now and then, let the clock move on by two intervals: runs start, limiters come to rest and are
+        // released while the other threads keep calling.
+        if round % 250 == 249 {
+          let start = clock.now
+          while clock.now < start + .milliseconds(2) { usleep(20) }
+        }
       }
       callersDone.add()
     }

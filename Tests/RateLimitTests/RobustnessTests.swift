@@ -48,7 +48,7 @@ func finishes(within seconds: Double, _ body: @escaping @Sendable () -> Void) ->
     if scenario == 6 {
       // The waiter must be registered before the value that cancels it goes away.
       let engine = (limiter as! Throttler<Reentrant>).engine
-      await waitUntil(seconds: 5) { engine.withState { $0.pointee.idleWaiters.count } == 1 }
+      await waitUntil(seconds: 5) { engine.withState { $0.pointee.extras?.idleWaiters.count } == 1 }
     }
     let ok = finishes(within: 5) {
       switch scenario {

@@ -58,6 +58,16 @@ import Testing
     #expect(rule.maxWaitEnd == at(10))
   }
 
+  @Test func aRuleIsAValueThoughItsMaxWaitIsKeptOutOfLine() {
+    var rule = DebounceRule<Int>(mode: .trailing, interval: t, maxWait: .seconds(5))
+    _ = rule.called(at: at(0), with: 1)
+    let copy = rule
+    _ = rule.deadlineReached()  // ends the burst of `rule` (no maxWait anchor any more), not of `copy`
+    #expect(rule.maxWaitEnd == .distantFuture)
+    #expect(copy.maxWaitEnd == at(5))
+    #expect(copy.deadline == at(3))
+  }
+
   @Test func debounceMaxWaitBelowIntervalCountsAsInterval() {
     #expect(DebounceRule<Int>(mode: .trailing, interval: t, maxWait: .seconds(1)).waitLimit == t)
     #expect(DebounceRule<Int>(mode: .trailing, interval: t, maxWait: .seconds(4)).waitLimit == .seconds(4))

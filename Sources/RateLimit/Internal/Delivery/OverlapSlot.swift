@@ -32,14 +32,16 @@ struct OverlapSlot<Value: Sendable>: Sendable {
   /// The running run was made by `flush()`: `invalidate()` does not cancel it.
   @usableFromInline var runningIsFlushed = false
   /// The run waiting for the running one to return.
-  @usableFromInline var waiting: HeldValue<Value>
+  @usableFromInline var waiting = HeldValue<Value>()
+  /// The user's `reducing`: how a run that comes due joins the waiting one.
+  @usableFromInline let reduce: Reducer<Value>?
   /// The waiting run holds a flushed value: `invalidate()` keeps it.
   @usableFromInline var waitingIsFlushed = false
 
   @usableFromInline
   init(overlap: Overlap, reduce: Reducer<Value>?) {
     self.overlap = overlap
-    self.waiting = HeldValue(reduce: reduce)
+    self.reduce = reduce
   }
 
   /// Whether a flushed run waits (so the action must be kept for it after `invalidate()`).
@@ -63,7 +65,7 @@ struct OverlapSlot<Value: Sendable>: Sendable {
       discarded = run.value
       return (.drop, false)
     case .waitForPrevious, .cancelPrevious:
-      waiting.add(run.value, displacing: &discarded)
+      waiting.add(run.value, reducing: reduce, displacing: &discarded)
       // A flushed value stays delivered even if a newer run joins or replaces it: nothing is lost.
       waitingIsFlushed = waitingIsFlushed || run.isFlushed
       return (.wait, overlap == .cancelPrevious)

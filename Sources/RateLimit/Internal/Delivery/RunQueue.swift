@@ -21,8 +21,9 @@ struct HandedRun<Value: Sendable>: Sendable {
 @usableFromInline
 struct RunQueue<Value: Sendable>: Sendable {
   @usableFromInline var slots: ContiguousArray<HandedRun<Value>?> = []
-  @usableFromInline var head = 0
-  @usableFromInline var count = 0
+  // 32-bit indices: the queue is 16 bytes in every engine, and never holds 2^31 runs.
+  @usableFromInline var head: Int32 = 0
+  @usableFromInline var count: Int32 = 0
 
   @usableFromInline
   init() {}
@@ -35,8 +36,8 @@ struct RunQueue<Value: Sendable>: Sendable {
   /// - Complexity: amortized O(1); allocates only when full.
   @inlinable
   mutating func append(_ run: HandedRun<Value>) {
-    if count == slots.count { grow() }
-    var index = head + count
+    if Int(count) == slots.count { grow() }
+    var index = Int(head) + Int(count)
     if index >= slots.count { index -= slots.count }
     slots[index] = run
     count += 1
@@ -46,9 +47,9 @@ struct RunQueue<Value: Sendable>: Sendable {
   @usableFromInline
   mutating func popFirst() -> HandedRun<Value>? {
     guard count > 0 else { return nil }
-    let run = slots[head].take()
+    let run = slots[Int(head)].take()
     head += 1
-    if head == slots.count { head = 0 }
+    if Int(head) == slots.count { head = 0 }
     count -= 1
     return run
   }
@@ -74,8 +75,8 @@ struct RunQueue<Value: Sendable>: Sendable {
   @usableFromInline
   mutating func grow() {
     var grown = ContiguousArray<HandedRun<Value>?>(repeating: nil, count: Swift.max(2, slots.count * 2))
-    for offset in 0..<count {
-      grown[offset] = slots[(head + offset) % slots.count]
+    for offset in 0..<Int(count) {
+      grown[offset] = slots[(Int(head) + offset) % slots.count]
     }
     slots = grown
     head = 0

@@ -30,7 +30,9 @@ extension Engine {
   /// The engine is going away with flushed runs not yet started (it was invalidated after `flush()`, then
   /// dropped): they still start, in order, each delivery now holding the action and value itself.
   static func handFlushedRunsOver(_ state: inout EngineState<Rule>) {
-    guard !state.handed.isEmpty, case .sync(let action)? = state.action ?? state.actionForFlushedRuns else { return }
+    guard !state.handed.isEmpty, case .sync(let action)? = state.action ?? state.extras?.actionForFlushedRuns else {
+      return
+    }
     let now = state.readClock()
     while let run = state.handed.popFirst() {
       guard run.isFlushed else { continue }

@@ -88,7 +88,8 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
       let now = state.pointee.readClock()
       state.pointee.handOverDueWork(until: now, into: &handOff, discarding: &discarded.0, engine: self)
       if let value = state.pointee.rule.called(
-        at: now, with: value, mayRunAtOnce: state.pointee.acceptsRunAtOnce, displaced: &discarded.1)
+        at: now, with: value, reducing: state.pointee.extras?.reduce, mayRunAtOnce: state.pointee.acceptsRunAtOnce,
+        displaced: &discarded.1)
       {
         state.pointee.decided(
           Run(value: value, time: now), isFlushed: false, into: &handOff, discarding: &discarded.2, engine: self)
@@ -178,25 +179,25 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
 
   /// Sets the observer told each time the limiter becomes idle (``Keyed``).
   func observeIdle(_ observer: @escaping @Sendable () -> Void) {
-    withState { $0.pointee.idleWaiters.observer = observer }
+    withState { $0.pointee.ensureExtras().idleWaiters.observer = observer }
   }
 
   /// Returns once nothing is handed over, waiting or running; at once if the calling task is cancelled.
   func waitUntilIdle() async {
     let engine = EngineReference(self)
-    let id: UInt64? = withState { $0.pointee.isIdle ? nil : $0.pointee.idleWaiters.nextID() }
+    let id: UInt64? = withState { $0.pointee.isIdle ? nil : $0.pointee.ensureExtras().idleWaiters.nextID() }
     guard let id else { return }
     await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: IdleWaiters.Continuation) in
         let isDone = engine.object.withState { state in
           if state.pointee.isIdle || Task.isCancelled { return true }
-          state.pointee.idleWaiters.add(id, continuation)
+          state.pointee.extras!.idleWaiters.add(id, continuation)
           return false
         }
         if isDone { continuation.resume() }
       }
     } onCancel: {
-      engine.object.withState { $0.pointee.idleWaiters.remove(id) }?.resume()
+      engine.object.withState { $0.pointee.extras?.idleWaiters.remove(id) }?.resume()
     }
   }
 
@@ -214,7 +215,7 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
       state.pointee.handOverDueWork(
         until: state.pointee.readClock(), into: &handOff, discarding: &discarded, engine: self)
       // DispatchClock runs this timer on the queue of a synchronous action.
-      return (state.pointee.timerToArm(), state.pointee.clock == nil && state.pointee.slot == nil)
+      return (state.pointee.timerToArm(), state.pointee.clock == nil && state.pointee.extras?.slot == nil)
     }
     if let timer { arm(timer) }
     if isOnQueue, handOff.deliveries.0 != nil {
@@ -239,7 +240,7 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
   func carryOut(_ handOff: HandOff) {
     if handOff.cancelsTask {
       // `cancel()` runs the task's cancellation handlers, user code: never under the lock.
-      withState { $0.pointee.taskToCancel.take() }?.cancel()
+      withState { $0.pointee.extras?.taskToCancel.take() }?.cancel()
     }
     if handOff.deliveries.0 != nil || handOff.deliveries.1 != nil { scheduleDeliveries(handOff.deliveries) }
   }

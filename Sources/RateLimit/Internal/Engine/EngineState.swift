@@ -52,8 +52,9 @@ struct EngineState<Rule: TimingRule>: Sendable {
   /// deadline. (A stale timer with the same deadline as the armed one fires at the same instant, so acting on
   /// it is the same.)
   @usableFromInline var armedDeadline = Instant.distantFuture
-  /// The latest reading of the clock, to notice a clock that goes backwards.
-  @usableFromInline var latestReading = Instant.distantPast
+  /// The user's action; `nil` once invalidated: nothing starts any more, but flushed runs. (17 bytes: the flags
+  /// below fill the rest of its last word.)
+  @usableFromInline var action: Action<Value>?
   /// Whether calls, `flush()` and `cancel()` are acted on: `false` after `invalidate()` or `finish()`.
   @usableFromInline var acceptsCalls = true
   /// `finish()` was called and `invalidate()` was not: every run in flight is kept as a flushed one, and the
@@ -62,39 +63,41 @@ struct EngineState<Rule: TimingRule>: Sendable {
   /// Bumped by `cancel()` and by `invalidate()` after `finish()`: an async run created under an older epoch
   /// does not start.
   @usableFromInline var epoch: UInt32 = 0
-  /// The user's action; `nil` once invalidated: nothing starts any more, but flushed runs.
-  @usableFromInline var action: Action<Value>?
-  /// After `invalidate()`, the action kept for flushed runs that have not started yet; `nil` otherwise.
-  @usableFromInline var actionForFlushedRuns: Action<Value>?
+  /// Synchronous actions: runs whose action is executing (more than one only on a concurrent queue).
+  @usableFromInline var executing: UInt32 = 0
   /// Synchronous actions: runs handed to the queue and not started, in the order they were decided.
   @usableFromInline var handed = RunQueue<Value>()
-  /// Synchronous actions: runs whose action is executing (more than one only on a concurrent queue).
-  @usableFromInline var executing = 0
-  /// Async actions: the overlap policy's state (running, waiting); `nil` for a synchronous action.
-  @usableFromInline var slot: OverlapSlot<Value>?
-  /// Async actions: the running run's task, to cancel.
-  @usableFromInline var task: Task<Void, Never>?
-  /// A task to cancel once the lock is released (see ``HandOff/cancelsTask``).
-  @usableFromInline var taskToCancel: Task<Void, Never>?
-  /// Tasks waiting in `waitUntilIdle()`, and the keyed container's observer.
-  @usableFromInline var idleWaiters = IdleWaiters()
+  /// What only some engines need (async runs, `reducing`, waiters, the action kept for flushed runs): made with
+  /// the engine for an async action or a reducer, on first need otherwise, so a plain synchronous limiter pays 8
+  /// bytes for it.
+  @usableFromInline var extras: EngineExtras<Value>?
 
   init(rule: Rule, clock: ClockBox?, target: ActionTarget<Value>, reduce: Reducer<Value>?) {
     self.rule = rule
     self.clock = clock
     self.queue = target.queue
     self.action = target.action
-    self.slot = target.overlap.map { OverlapSlot(overlap: $0, reduce: reduce) }
+    if target.overlap != nil || reduce != nil {
+      extras = EngineExtras(slot: target.overlap.map { OverlapSlot(overlap: $0, reduce: reduce) }, reduce: reduce)
+    }
+  }
+
+  /// ``extras``, made if it is not there yet.
+  mutating func ensureExtras() -> EngineExtras<Value> {
+    if let extras { return extras }
+    let made = EngineExtras<Value>(slot: nil, reduce: nil)
+    extras = made
+    return made
   }
 
   /// What scheduling needs, copied out of the lock: the clock and the queue.
   var schedulingState: SchedulingState { SchedulingState(clock: clock, queue: queue) }
 
   /// Whether no run is handed over, waiting, or executing: what `waitUntilIdle()` waits for.
-  @usableFromInline var isIdle: Bool { handed.isEmpty && executing == 0 && slot?.isRunning != true }
+  @usableFromInline var isIdle: Bool { handed.isEmpty && executing == 0 && extras?.slot?.isRunning != true }
 
   /// Whether a run that comes due now would start: `false` for `.dropNew` while a run is running.
-  @inlinable var acceptsRunAtOnce: Bool { slot?.acceptsRun ?? true }
+  @inlinable var acceptsRunAtOnce: Bool { extras?.slot?.acceptsRun ?? true }
 
   // MARK: Time
 
@@ -105,17 +108,16 @@ struct EngineState<Rule: TimingRule>: Sendable {
   /// neither crashes nor waits for the clock to catch up with where it was.
   @inlinable @inline(__always)
   mutating func readClock() -> Instant {
-    let reading =
-      if let clock { Instant(clock.clock.now) } else {
-        Instant(uptimeNanoseconds: DispatchTime.now().uptimeNanoseconds)
-      }
-    if reading < latestReading { clockWentBack(to: reading) }
-    latestReading = reading
+    // Uptime never goes back: only a boxed clock is checked.
+    guard let clock else { return Instant(uptimeNanoseconds: DispatchTime.now().uptimeNanoseconds) }
+    let reading = Instant(clock.clock.now)
+    if reading < clock.latestReading { clockWentBack(to: reading, from: clock.latestReading) }
+    clock.latestReading = reading
     return reading
   }
 
   @usableFromInline
-  mutating func clockWentBack(to reading: Instant) {
+  mutating func clockWentBack(to reading: Instant, from latestReading: Instant) {
     rule.clockWentBack(by: Instant.distance(from: reading, to: latestReading))
     // The armed timer's deadline belongs to the old time line; schedule one for the new deadline.
     armedDeadline = .distantFuture
@@ -165,12 +167,12 @@ struct EngineState<Rule: TimingRule>: Sendable {
     engine: Engine<Rule>
   ) {
     let handedRun = HandedRun(value: run.value, isFlushed: isFlushed || isFinishing)
-    guard slot != nil else {
+    guard let extras, extras.slot != nil else {
       handed.append(handedRun)
       handOff.deliver(at: run.time)
       return
     }
-    let (decision, cancelRunning) = slot!.due(handedRun, discarding: &discarded)
+    let (decision, cancelRunning) = extras.slot!.due(handedRun, discarding: &discarded)
     if cancelRunning { cancelTask(into: &handOff) }
     if case .start(let started) = decision { start(started, engine: engine) }
   }
@@ -178,17 +180,17 @@ struct EngineState<Rule: TimingRule>: Sendable {
   /// Starts `run`'s task with the action (kept for flushed runs after `invalidate()`).
   @usableFromInline
   mutating func start(_ run: HandedRun<Value>, engine: Engine<Rule>) {
-    guard case .async(let action)? = action ?? (run.isFlushed ? actionForFlushedRuns : nil) else {
+    guard case .async(let action)? = action ?? (run.isFlushed ? extras?.actionForFlushedRuns : nil) else {
       preconditionFailure("an async run started without its action")
     }
-    task = engine.startTask(run, action: action, epoch: epoch)
+    extras!.task = engine.startTask(run, action: action, epoch: epoch)
   }
 
   /// A synchronous delivery reached the queue: takes the run at the head (whichever block got here first), if
   /// it may still start, with the action to run it. A run it may not start is handed back in `discarded`.
   mutating func startNextHanded(discarding discarded: inout Value?) -> (Value, @Sendable (Value) -> Void)? {
     guard let run = handed.popFirst() else { return nil }
-    let action = run.isFlushed ? (action ?? actionForFlushedRuns) : action
+    let action = run.isFlushed ? (action ?? extras?.actionForFlushedRuns) : action
     guard case .sync(let body)? = action else {
       discarded = run.value
       return nil
@@ -199,16 +201,16 @@ struct EngineState<Rule: TimingRule>: Sendable {
 
   /// An async run returned: starts the waiting run, if any.
   mutating func asyncRunReturned(engine: Engine<Rule>) {
-    task = nil
-    if let next = slot!.runReturned() { start(next, engine: engine) }
+    extras!.task = nil
+    if let next = extras!.slot!.runReturned() { start(next, engine: engine) }
   }
 
   /// What is left to release once a run returned or was dropped: after `invalidate()` or `finish()`, the action
   /// is let go once nothing needs it any more. Returns it, to release outside the lock.
   mutating func releaseUnneededAction() -> (Action<Value>?, Action<Value>?) {
-    let stillNeeded = !handed.isEmpty || slot?.hasFlushedWaiting == true
+    let stillNeeded = !handed.isEmpty || extras?.slot?.hasFlushedWaiting == true
     var released: (Action<Value>?, Action<Value>?) = (nil, nil)
-    if !stillNeeded { released.0 = actionForFlushedRuns.take() }
+    if !stillNeeded { released.0 = extras?.actionForFlushedRuns.take() }
     if isFinishing && isIdle { released.1 = action.take() }
     return released
   }
@@ -221,7 +223,7 @@ struct EngineState<Rule: TimingRule>: Sendable {
   ) -> RunQueue<Value> {
     discarded.0 = rule.cancelled()
     epoch &+= 1
-    if slot?.cancelled(discarding: &discarded.1) == true { cancelTask(into: &handOff) }
+    if extras?.slot?.cancelled(discarding: &discarded.1) == true { cancelTask(into: &handOff) }
     var dropped = RunQueue<Value>()
     swap(&dropped, &handed)
     return dropped
@@ -230,7 +232,7 @@ struct EngineState<Rule: TimingRule>: Sendable {
   /// Marks the running task to be cancelled once the lock is released.
   @usableFromInline
   mutating func cancelTask(into handOff: inout HandOff) {
-    taskToCancel = task
+    extras?.taskToCancel = extras?.task
     handOff.cancelsTask = true
   }
 
@@ -240,7 +242,7 @@ struct EngineState<Rule: TimingRule>: Sendable {
     acceptsCalls = false
     isFinishing = true
     handed.markAllFlushed()
-    slot?.finished()
+    extras?.slot?.finished()
   }
 
   /// `invalidate()`: nothing starts any more but flushed runs (after `finish()`, nothing at all). Returns what it
@@ -258,26 +260,57 @@ struct EngineState<Rule: TimingRule>: Sendable {
     }
     discarded.0 = rule.cancelled()
     let dropped = handed.keepFlushed()
-    if slot?.invalidated(discarding: &discarded.1) == true { cancelTask(into: &handOff) }
-    if !handed.isEmpty || slot?.hasFlushedWaiting == true {
-      actionForFlushedRuns = actionForFlushedRuns ?? released
+    if extras?.slot?.invalidated(discarding: &discarded.1) == true { cancelTask(into: &handOff) }
+    if !handed.isEmpty || extras?.slot?.hasFlushedWaiting == true {
+      let extras = ensureExtras()
+      extras.actionForFlushedRuns = extras.actionForFlushedRuns ?? released
     }
     return (released, dropped)
   }
 
   /// Every waiter of `waitUntilIdle()`, and the observer, if nothing is running any more: to tell outside the lock.
   mutating func idleNotice() -> IdleNotice {
-    isIdle ? idleWaiters.takeAll() : .none
+    isIdle ? (extras?.idleWaiters.takeAll() ?? .none) : .none
+  }
+}
+
+/// What only some engines need, apart from ``EngineState`` so that the others do not pay for it.
+@usableFromInline
+final class EngineExtras<Value: Sendable>: @unchecked Sendable {
+  // @unchecked Sendable: an engine's extras are read and written only under that engine's lock, as the rest of
+  // its state; only the engine holds them.
+
+  /// Async actions: the overlap policy's state (running, waiting); `nil` for a synchronous action.
+  @usableFromInline var slot: OverlapSlot<Value>?
+  /// The user's `reducing`, or `nil` for "latest wins" (an engine that has one has its extras from the start).
+  @usableFromInline let reduce: Reducer<Value>?
+  /// Async actions: the running run's task, to cancel.
+  @usableFromInline var task: Task<Void, Never>?
+  /// A task to cancel once the lock is released (see ``HandOff/cancelsTask``).
+  @usableFromInline var taskToCancel: Task<Void, Never>?
+  /// Tasks waiting in `waitUntilIdle()`, and the keyed container's observer.
+  var idleWaiters = IdleWaiters()
+  /// After `invalidate()`, the action kept for flushed runs that have not started yet; `nil` otherwise.
+  @usableFromInline var actionForFlushedRuns: Action<Value>?
+
+  init(slot: OverlapSlot<Value>?, reduce: Reducer<Value>?) {
+    self.slot = slot
+    self.reduce = reduce
   }
 }
 
 /// A clock other than ``DispatchClock``, kept behind one reference so that an engine spends 8 bytes on it rather
 /// than a 40-byte existential. ``DispatchClock``, the default, needs no box at all.
 @usableFromInline
-final class ClockBox: Sendable {
+final class ClockBox: @unchecked Sendable {
+  // @unchecked Sendable: `latestReading` is read and written only under the lock of the one engine that owns the
+  // box (each engine boxes its clock itself); the rest is immutable and Sendable.
   @usableFromInline let clock: any RateLimitClock
   /// Whether the clock may run work inside `schedule` (a custom clock; the library's own never do).
   let mayRunInline: Bool
+  /// The owning engine's latest reading of the clock, to notice a clock that goes backwards (``DispatchClock``,
+  /// which is never boxed, never does).
+  @usableFromInline var latestReading = Instant.distantPast
 
   init(_ clock: any RateLimitClock) {
     self.clock = clock

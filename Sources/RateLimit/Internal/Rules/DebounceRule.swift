@@ -2,40 +2,40 @@
 ///
 /// Instants that are not set hold a sentinel rather than `nil`, which keeps them 16 bytes each and the tests
 /// short: ``Instant/distantPast`` for an end that has passed ("quiet"), ``Instant/distantFuture`` for one that
-/// will never come ("no maxWait"). The stored properties are declared in the order that packs them tightest.
+/// will never come ("no maxWait"). The stored properties are declared in the order that packs them tightest, and a
+/// `maxWait` is kept out of line (``MaxWait``): most debouncers have none and do not pay its 32 bytes.
 @usableFromInline
 struct DebounceRule<Value: Sendable>: TimingRule {
   /// The value not yet run (`.trailing` only): the latest, or every call's combined with `reducing`.
   @usableFromInline var held: HeldValue<Value>
   @usableFromInline let mode: DebounceMode
-  /// Whether a `maxWait` was given (a flag rather than an optional `Duration`: it packs beside `mode`).
-  @usableFromInline let hasMaxWait: Bool
   @usableFromInline let interval: Duration
-  /// `maxWait` as given when ``hasMaxWait``; ``waitLimit`` is what the rules use.
-  @usableFromInline let maxWaitGiven: Duration
   /// Last call + T: the instant the quiet period ends. ``Instant/distantPast`` when idle.
   @usableFromInline var quietEnd = Instant.distantPast
-  /// `.trailing`: anchor + maxWait. `.leading`: last run + maxWait. ``Instant/distantFuture`` without one.
-  @usableFromInline var maxWaitEnd = Instant.distantFuture
+  /// The `maxWait`, if one was given, and when it next forces a run.
+  @usableFromInline var maxWaitState: MaxWait?
 
   @usableFromInline
-  init(mode: DebounceMode, interval: Duration, maxWait: Duration?, reduce: Reducer<Value>? = nil) {
-    self.held = HeldValue(reduce: reduce)
+  init(mode: DebounceMode, interval: Duration, maxWait: Duration?) {
+    self.held = HeldValue()
     self.mode = mode
     self.interval = interval
-    self.hasMaxWait = maxWait != nil
-    self.maxWaitGiven = maxWait ?? .zero
+    self.maxWaitState = maxWait.map { MaxWait(given: $0, interval: interval) }
   }
 
   /// `maxWait` as given.
   @usableFromInline
-  var maxWait: Duration? { hasMaxWait ? maxWaitGiven : nil }
+  var maxWait: Duration? { maxWaitState?.given }
 
   /// `maxWait`, raised to `interval` when below it (SPEC: a `maxWait` below T counts as T).
   @inlinable
-  var waitLimit: Duration? {
-    guard hasMaxWait else { return nil }
-    return Instant(maxWaitGiven) < Instant(interval) ? interval : maxWaitGiven
+  var waitLimit: Duration? { maxWaitState?.limit }
+
+  /// `.trailing`: anchor + maxWait. `.leading`: last run + maxWait. ``Instant/distantFuture`` without one.
+  @inlinable
+  var maxWaitEnd: Instant {
+    get { maxWaitState?.end ?? .distantFuture }
+    set { maxWaitState?.end = newValue }
   }
 
   @inlinable
@@ -46,7 +46,8 @@ struct DebounceRule<Value: Sendable>: TimingRule {
 
   @inlinable
   mutating func called(
-    at now: Instant, with value: Value, mayRunAtOnce: @autoclosure () -> Bool, displaced: inout Value?
+    at now: Instant, with value: Value, reducing reduce: Reducer<Value>?, mayRunAtOnce: @autoclosure () -> Bool,
+    displaced: inout Value?
   ) -> Value? {
     // Quiet: no call at all in the last T (`now - lastCall >= T`), or the very first call.
     let isQuiet = !(now < quietEnd)
@@ -61,7 +62,7 @@ struct DebounceRule<Value: Sendable>: TimingRule {
     case .trailing:
       // The first call after idle is the maxWait anchor; the latest value is held.
       if isQuiet, let waitLimit { maxWaitEnd = now + waitLimit }
-      held.add(value, displacing: &displaced)
+      held.add(value, reducing: reduce, displacing: &displaced)
       return nil
     }
   }
@@ -107,5 +108,49 @@ struct DebounceRule<Value: Sendable>: TimingRule {
   mutating func clockWentBack(by jump: Duration) {
     quietEnd = quietEnd - jump
     if maxWaitEnd < .distantFuture { maxWaitEnd = maxWaitEnd - jump }
+  }
+}
+
+/// A debouncer's `maxWait`: the limit as given and as the rules use it, and the instant it next forces a run. Out of
+/// line, so that a debouncer without one pays 8 bytes for it rather than 32; copied on write, so the rule is still a
+/// value.
+@usableFromInline
+struct MaxWait: Sendable {
+  @usableFromInline
+  final class Storage: @unchecked Sendable {
+    // @unchecked Sendable: `end` is only written through `MaxWait`, after making the storage unique (copy on
+    // write), by the one owner of the rule, under its engine's lock. That is also why its accesses need no
+    // dynamic exclusivity check (`@exclusivity(unchecked)`): the check cost 226 instructions a call.
+    @usableFromInline let given: Duration
+    @usableFromInline let limit: Duration
+    @exclusivity(unchecked) @usableFromInline var end: Instant
+
+    @usableFromInline
+    init(given: Duration, limit: Duration, end: Instant) {
+      self.given = given
+      self.limit = limit
+      self.end = end
+    }
+  }
+
+  @usableFromInline var storage: Storage
+
+  init(given: Duration, interval: Duration) {
+    let limit = Instant(given) < Instant(interval) ? interval : given
+    storage = Storage(given: given, limit: limit, end: .distantFuture)
+  }
+
+  @inlinable var given: Duration { storage.given }
+  @inlinable var limit: Duration { storage.limit }
+
+  @inlinable
+  var end: Instant {
+    get { storage.end }
+    set {
+      if !isKnownUniquelyReferenced(&storage) {
+        storage = Storage(given: storage.given, limit: storage.limit, end: storage.end)
+      }
+      storage.end = newValue
+    }
   }
 }

@@ -16,10 +16,10 @@ struct ThrottleRule<Value: Sendable>: TimingRule {
   @usableFromInline var windowEnd = Instant.distantPast
 
   @usableFromInline
-  init(mode: ThrottleMode, interval: Duration, reduce: Reducer<Value>? = nil) {
+  init(mode: ThrottleMode, interval: Duration) {
     self.mode = mode
     self.interval = interval
-    self.held = HeldValue(reduce: reduce)
+    self.held = HeldValue()
   }
 
   @inlinable
@@ -27,7 +27,8 @@ struct ThrottleRule<Value: Sendable>: TimingRule {
 
   @inlinable
   mutating func called(
-    at now: Instant, with value: Value, mayRunAtOnce: @autoclosure () -> Bool, displaced: inout Value?
+    at now: Instant, with value: Value, reducing reduce: Reducer<Value>?, mayRunAtOnce: @autoclosure () -> Bool,
+    displaced: inout Value?
   ) -> Value? {
     switch mode {
     case .leading:
@@ -38,12 +39,12 @@ struct ThrottleRule<Value: Sendable>: TimingRule {
     case .trailing:
       // A call while idle opens [now, now + T); every call inside replaces (or joins) the held value.
       if held.isEmpty { windowEnd = now + interval }
-      held.add(value, displacing: &displaced)
+      held.add(value, reducing: reduce, displacing: &displaced)
       return nil
     case .firstPerDuration:
       // Runs at once and opens a window when idle; held (latest wins) while a window is open.
       if now < windowEnd {
-        held.add(value, displacing: &displaced)
+        held.add(value, reducing: reduce, displacing: &displaced)
         return nil
       }
       if !mayRunAtOnce() { return nil }

@@ -23,7 +23,8 @@ protocol TimingRule<Value>: Sendable {
   ///     stays the last run (a debouncer's quiet period still restarts, as for every call). SPEC 3.0.
   ///   - displaced: receives a held value this call replaces, to be released outside the lock.
   mutating func called(
-    at now: Instant, with value: Value, mayRunAtOnce: @autoclosure () -> Bool, displaced: inout Value?
+    at now: Instant, with value: Value, reducing reduce: Reducer<Value>?, mayRunAtOnce: @autoclosure () -> Bool,
+    displaced: inout Value?
   ) -> Value?
 
   /// ``deadline`` has been reached. Returns the held value, to run at that deadline.
@@ -51,7 +52,7 @@ extension TimingRule {
   /// A call that may run at once, whose displaced value is simply dropped: the pure rules' tests.
   mutating func called(at now: Instant, with value: Value) -> Value? {
     var displaced: Value?
-    return called(at: now, with: value, mayRunAtOnce: true, displaced: &displaced)
+    return called(at: now, with: value, reducing: nil, mayRunAtOnce: true, displaced: &displaced)
   }
 }
 
