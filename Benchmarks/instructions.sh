@@ -9,7 +9,7 @@ binary=$(mktemp -d)/call-instructions
 cp "$(swift build -c release --show-bin-path)/call-instructions" "$binary"
 strip --strip-debug "$binary"
 count() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$binary" "$@" 2>&1 | grep -o "Collected : [0-9]*" | grep -o "[0-9]*"; }
-for mode in floor tl tt tf dl dt dm; do
+for mode in floor tl tt tf dl dt dm tr dr ta da dc; do
   small=$(count "$mode" 100000)
   large=$(count "$mode" 200000)
   echo "$mode $(( (large - small) / 100000 ))"

@@ -103,3 +103,65 @@ import Testing
     }
   }
 }
+
+/// The engine's fast path, `calledWhileHolding`, against the full `called`: whenever it takes a call, the rule ends
+/// up exactly as `called` leaves it (nothing due before the call, nothing run, nothing due after), and when it does
+/// not, it changed nothing. Random calls, timer deadlines and flushes, every mode, with and without maxWait.
+@Suite struct FastPathTests {
+  /// What a rule's behaviour depends on from now on: the held value, the deadline, and whether it is at rest.
+  func snapshot(_ rule: some TimingRule<Int>, _ value: Int?, at now: Int64) -> String {
+    let rest = (0..<12).map { rule.isAtRest(at: Instant(.seconds(now + $0))) ? "r" : "." }.joined()
+    return "\(value.map(String.init) ?? "-") \(String(describing: rule.deadline)) \(rest)"
+  }
+
+  func check<Rule: TimingRule<Int>>(_ make: () -> Rule, held: (Rule) -> Int?, holds: Bool, seed: UInt64) {
+    var generator = SplitMix(seed: seed)
+    var taken = 0
+    for _ in 0..<200 {
+      var rule = make()
+      var now: Int64 = 0
+      for step in 0..<40 {
+        now += Int64(generator.next() % 3)
+        let instant = Instant(.seconds(now))
+        // Usually the timer has run the work due; sometimes it is late, and the call finds it due.
+        if generator.next() % 4 != 0, let deadline = rule.deadline, deadline <= instant { _ = rule.deadlineReached() }
+        if generator.next() % 10 == 0 { _ = rule.flushed(at: instant) }
+        var fast = rule
+        var full = rule
+        let before = snapshot(rule, held(rule), at: now)
+        var displacedFast: Int?
+        var displacedFull: Int?
+        if fast.calledWhileHolding(at: instant, with: step, reducing: nil, displaced: &displacedFast) {
+          taken += 1
+          #expect(
+            full.called(at: instant, with: step, reducing: nil, mayRunAtOnce: true, displaced: &displacedFull) == nil)
+          #expect(full.deadline.map { instant < $0 } ?? false, "nothing due after the call")
+          #expect(snapshot(fast, held(fast), at: now) == snapshot(full, held(full), at: now))
+          #expect(displacedFast == displacedFull)
+          rule = fast
+        } else {
+          #expect(snapshot(fast, held(fast), at: now) == before, "a call not taken changes nothing")
+          // The engine's full path: work due first, then the call.
+          rule = full
+          if let deadline = rule.deadline, deadline <= instant { _ = rule.deadlineReached() }
+          _ = rule.called(at: instant, with: step, reducing: nil, mayRunAtOnce: true, displaced: &displacedFull)
+        }
+      }
+    }
+    #expect((taken > 0) == holds, "the fast path takes calls exactly in the modes that hold values")
+  }
+
+  @Test(arguments: ThrottleMode.allCases)
+  func throttle(_ mode: ThrottleMode) {
+    check(
+      { ThrottleRule<Int>(mode: mode, interval: .seconds(3)) }, held: { $0.held.value }, holds: mode != .leading,
+      seed: 1)
+  }
+
+  @Test(arguments: [(DebounceMode.leading, nil), (.trailing, nil), (.leading, 5), (.trailing, 5), (.trailing, 2)])
+  func debounce(_ mode: DebounceMode, _ maxWait: Int64?) {
+    check(
+      { DebounceRule<Int>(mode: mode, interval: .seconds(3), maxWait: maxWait.map(Duration.seconds)) },
+      held: { $0.held.value }, holds: mode == .trailing, seed: 2)
+  }
+}

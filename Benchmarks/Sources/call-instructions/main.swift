@@ -6,7 +6,8 @@ import RateLimit
 #endif
 
 // Calls one limiter N times, for valgrind's callgrind (see instructions.sh): the difference between two N, divided,
-// is the instructions one call costs. Modes: floor, tl tt tf (Throttler), dl dt dm (Debouncer; dm with maxWait).
+// is the instructions one call costs. Modes: floor, tl tt tf (Throttler), dl dt dm (Debouncer; dm with maxWait), tr dr
+// (trailing with `reducing: +=`), ta da (trailing, an async action, `.waitForPrevious`), dc (trailing, ManualClock).
 let mode = CommandLine.arguments[1]
 let count = Int(CommandLine.arguments[2])!
 let queue = DispatchQueue(label: "cg")
@@ -31,6 +32,19 @@ case "dl": let l = Debouncer<Int>(interval: interval, mode: .leading, queue: que
 case "dt": let l = Debouncer<Int>(interval: interval, mode: .trailing, queue: queue) { _ in }; drive { l.call($0) }
 case "dm":
   let l = Debouncer<Int>(interval: interval, mode: .trailing, maxWait: interval * 2, queue: queue) { _ in };
+  drive { l.call($0) }
+case "tr":
+  let l = Throttler<Int>(interval: interval, mode: .trailing, queue: queue, reducing: { $0 += $1 }) { _ in }
+  drive { l.call($0) }
+case "dr":
+  let l = Debouncer<Int>(interval: interval, queue: queue, reducing: { $0 += $1 }) { _ in }
+  drive { l.call($0) }
+case "ta":
+  let l = Throttler<Int>(interval: interval, mode: .trailing, overlap: .waitForPrevious) { _ in }
+  drive { l.call($0) }
+case "da": let l = Debouncer<Int>(interval: interval, overlap: .waitForPrevious) { _ in }; drive { l.call($0) }
+case "dc":
+  let l = Debouncer<Int>(interval: interval, queue: queue, clock: ManualClock()) { _ in }
   drive { l.call($0) }
 default: fatalError()
 }

@@ -65,6 +65,7 @@ struct OverlapSlot<Value: Sendable>: Sendable {
       discarded = run.value
       return (.drop, false)
     case .waitForPrevious, .cancelPrevious:
+      let reduce = self.reduce
       waiting.add(run.value, reducing: reduce, displacing: &discarded)
       // A flushed value stays delivered even if a newer run joins or replaces it: nothing is lost.
       waitingIsFlushed = waitingIsFlushed || run.isFlushed

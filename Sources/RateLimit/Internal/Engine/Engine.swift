@@ -86,6 +86,13 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
     withState { state in
       guard state.pointee.acceptsCalls else { return }
       let now = state.pointee.readClock()
+      // The usual call in a burst: the value is held, nothing is due before or after it.
+      if state.pointee.rule.calledWhileHolding(
+        at: now, with: value, reducing: state.pointee.extras?.reduce, displaced: &discarded.1)
+      {
+        timer = state.pointee.timerToArm()
+        return
+      }
       state.pointee.handOverDueWork(until: now, into: &handOff, discarding: &discarded.0, engine: self)
       if let value = state.pointee.rule.called(
         at: now, with: value, reducing: state.pointee.extras?.reduce, mayRunAtOnce: state.pointee.acceptsRunAtOnce,

@@ -32,21 +32,22 @@ struct DebounceRule<Value: Sendable>: TimingRule {
   var waitLimit: Duration? { maxWaitState?.limit }
 
   /// `.trailing`: anchor + maxWait. `.leading`: last run + maxWait. ``Instant/distantFuture`` without one.
-  @inlinable
+  @inlinable @inline(__always)
   var maxWaitEnd: Instant {
     get { maxWaitState?.end ?? .distantFuture }
     set { maxWaitState?.end = newValue }
   }
 
-  @inlinable
+  @inlinable @inline(__always)
   var deadline: Instant? {
     guard !held.isEmpty else { return nil }
     return min(quietEnd, maxWaitEnd)
   }
 
-  @inlinable
+  @inlinable @inline(__always)
   mutating func called(
-    at now: Instant, with value: Value, reducing reduce: Reducer<Value>?, mayRunAtOnce: @autoclosure () -> Bool,
+    at now: Instant, with value: Value, reducing reduce: @autoclosure () -> Reducer<Value>?,
+    mayRunAtOnce: @autoclosure () -> Bool,
     displaced: inout Value?
   ) -> Value? {
     // Quiet: no call at all in the last T (`now - lastCall >= T`), or the very first call.
@@ -62,9 +63,20 @@ struct DebounceRule<Value: Sendable>: TimingRule {
     case .trailing:
       // The first call after idle is the maxWait anchor; the latest value is held.
       if isQuiet, let waitLimit { maxWaitEnd = now + waitLimit }
-      held.add(value, reducing: reduce, displacing: &displaced)
+      held.add(value, reducing: reduce(), displacing: &displaced)
       return nil
     }
+  }
+
+  @inlinable @inline(__always)
+  mutating func calledWhileHolding(
+    at now: Instant, with value: Value, reducing reduce: @autoclosure () -> Reducer<Value>?, displaced: inout Value?
+  ) -> Bool {
+    // `.trailing` inside a burst (`.leading` never holds a value): the quiet period restarts, the anchor stays.
+    guard !held.isEmpty, now < quietEnd, now < maxWaitEnd else { return false }
+    quietEnd = now + interval
+    held.add(value, reducing: reduce(), displacing: &displaced)
+    return true
   }
 
   @inlinable

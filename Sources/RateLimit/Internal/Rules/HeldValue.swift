@@ -23,10 +23,12 @@ struct HeldValue<Value: Sendable>: Sendable {
   ///
   /// - Complexity: O(1), plus what `reduce` costs; combining works on the held value in place.
   @inlinable
-  mutating func add(_ newValue: Value, reducing reduce: Reducer<Value>?, displacing displaced: inout Value?) {
+  mutating func add(
+    _ newValue: Value, reducing reduce: @autoclosure () -> Reducer<Value>?, displacing displaced: inout Value?
+  ) {
     if value == nil {
       value = newValue
-    } else if let reduce {
+    } else if let reduce = reduce() {
       reduce(&value!, newValue)
     } else {
       displaced = value.take()

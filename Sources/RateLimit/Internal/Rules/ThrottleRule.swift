@@ -23,11 +23,12 @@ struct ThrottleRule<Value: Sendable>: TimingRule {
   }
 
   @inlinable
-  var deadline: Instant? { held.isEmpty ? nil : windowEnd }
+  @inline(__always) var deadline: Instant? { held.isEmpty ? nil : windowEnd }
 
-  @inlinable
+  @inlinable @inline(__always)
   mutating func called(
-    at now: Instant, with value: Value, reducing reduce: Reducer<Value>?, mayRunAtOnce: @autoclosure () -> Bool,
+    at now: Instant, with value: Value, reducing reduce: @autoclosure () -> Reducer<Value>?,
+    mayRunAtOnce: @autoclosure () -> Bool,
     displaced: inout Value?
   ) -> Value? {
     switch mode {
@@ -39,18 +40,28 @@ struct ThrottleRule<Value: Sendable>: TimingRule {
     case .trailing:
       // A call while idle opens [now, now + T); every call inside replaces (or joins) the held value.
       if held.isEmpty { windowEnd = now + interval }
-      held.add(value, reducing: reduce, displacing: &displaced)
+      held.add(value, reducing: reduce(), displacing: &displaced)
       return nil
     case .firstPerDuration:
       // Runs at once and opens a window when idle; held (latest wins) while a window is open.
       if now < windowEnd {
-        held.add(value, reducing: reduce, displacing: &displaced)
+        held.add(value, reducing: reduce(), displacing: &displaced)
         return nil
       }
       if !mayRunAtOnce() { return nil }
       windowEnd = now + interval
       return value
     }
+  }
+
+  @inlinable @inline(__always)
+  mutating func calledWhileHolding(
+    at now: Instant, with value: Value, reducing reduce: @autoclosure () -> Reducer<Value>?, displaced: inout Value?
+  ) -> Bool {
+    // `.trailing` and `.firstPerDuration` inside the window: held (`.leading` never holds a value).
+    guard !held.isEmpty, now < windowEnd else { return false }
+    held.add(value, reducing: reduce(), displacing: &displaced)
+    return true
   }
 
   @inlinable

@@ -23,11 +23,20 @@ protocol TimingRule<Value>: Sendable {
   ///     stays the last run (a debouncer's quiet period still restarts, as for every call). SPEC 3.0.
   ///   - displaced: receives a held value this call replaces, to be released outside the lock.
   mutating func called(
-    at now: Instant, with value: Value, reducing reduce: Reducer<Value>?, mayRunAtOnce: @autoclosure () -> Bool,
+    at now: Instant, with value: Value, reducing reduce: @autoclosure () -> Reducer<Value>?,
+    mayRunAtOnce: @autoclosure () -> Bool,
     displaced: inout Value?
   ) -> Value?
 
   /// ``deadline`` has been reached. Returns the held value, to run at that deadline.
+  /// The usual call in a burst, on its own: a call while a value is held and not yet due. The value joins the
+  /// held one and the deadline stays or moves later; nothing runs. Returns `false`, changing nothing, for any other
+  /// call, which ``called(at:with:reducing:mayRunAtOnce:displaced:)`` then decides. The engine's fast path: for
+  /// such a call there is no run to hand over, before or after, and no earlier timer to arm.
+  mutating func calledWhileHolding(
+    at now: Instant, with value: Value, reducing reduce: @autoclosure () -> Reducer<Value>?, displaced: inout Value?
+  ) -> Bool
+
   mutating func deadlineReached() -> Run<Value>?
 
   /// `flush()` at `now`. Returns the held value, to run at once, if any.
