@@ -86,11 +86,13 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
     withState { state in
       guard state.pointee.acceptsCalls else { return }
       let now = state.pointee.readClock()
-      // The usual call in a burst: the value is held, nothing is due before or after it.
-      if state.pointee.rule.calledWhileHolding(
+      // The usual call in a burst: dropped, or joined to a held value; nothing is due before or after it.
+      if state.pointee.rule.calledMidBurst(
         at: now, with: value, reducing: state.pointee.extras?.reduce, displaced: &discarded.1)
       {
-        timer = state.pointee.timerToArm()
+        // A held value has a timer armed at or before its deadline, which this call only moved later; unless the
+        // clock just went back, which disarmed it.
+        if state.pointee.armedDeadline == .distantFuture { timer = state.pointee.timerToArm() }
         return
       }
       state.pointee.handOverDueWork(until: now, into: &handOff, discarding: &discarded.0, engine: self)

@@ -69,13 +69,18 @@ struct DebounceRule<Value: Sendable>: TimingRule {
   }
 
   @inlinable @inline(__always)
-  mutating func calledWhileHolding(
+  mutating func calledMidBurst(
     at now: Instant, with value: Value, reducing reduce: @autoclosure () -> Reducer<Value>?, displaced: inout Value?
   ) -> Bool {
-    // `.trailing` inside a burst (`.leading` never holds a value): the quiet period restarts, the anchor stays.
-    guard !held.isEmpty, now < quietEnd, now < maxWaitEnd else { return false }
+    // Inside a burst, and no maxWait due: `.leading` drops the call, `.trailing` joins it to the held value. Either
+    // way the quiet period restarts and the anchor stays.
+    guard now < quietEnd else { return false }
+    if let maxWait = maxWaitState, !(now < maxWait.end) { return false }
+    if mode == .trailing {
+      guard !held.isEmpty else { return false }
+      held.add(value, reducing: reduce(), displacing: &displaced)
+    }
     quietEnd = now + interval
-    held.add(value, reducing: reduce(), displacing: &displaced)
     return true
   }
 

@@ -55,10 +55,12 @@ struct ThrottleRule<Value: Sendable>: TimingRule {
   }
 
   @inlinable @inline(__always)
-  mutating func calledWhileHolding(
+  mutating func calledMidBurst(
     at now: Instant, with value: Value, reducing reduce: @autoclosure () -> Reducer<Value>?, displaced: inout Value?
   ) -> Bool {
-    // `.trailing` and `.firstPerDuration` inside the window: held (`.leading` never holds a value).
+    // `.leading` inside the window: dropped, nothing changes.
+    if mode == .leading { return now < windowEnd }
+    // `.trailing` and `.firstPerDuration` inside the window with a value held: it joins.
     guard !held.isEmpty, now < windowEnd else { return false }
     held.add(value, reducing: reduce(), displacing: &displaced)
     return true

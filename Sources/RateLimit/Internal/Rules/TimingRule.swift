@@ -28,15 +28,16 @@ protocol TimingRule<Value>: Sendable {
     displaced: inout Value?
   ) -> Value?
 
-  /// ``deadline`` has been reached. Returns the held value, to run at that deadline.
-  /// The usual call in a burst, on its own: a call while a value is held and not yet due. The value joins the
-  /// held one and the deadline stays or moves later; nothing runs. Returns `false`, changing nothing, for any other
-  /// call, which ``called(at:with:reducing:mayRunAtOnce:displaced:)`` then decides. The engine's fast path: for
-  /// such a call there is no run to hand over, before or after, and no earlier timer to arm.
-  mutating func calledWhileHolding(
+  /// The usual call in a burst, on its own: one the rules drop (a leading mode) or join to a held value that is
+  /// not due yet (a trailing mode). Nothing runs, nothing is due before or after it, and a deadline only stays or
+  /// moves later. Returns `false`, changing nothing, for any other call, which
+  /// ``called(at:with:reducing:mayRunAtOnce:displaced:)`` then decides. The engine's fast path: for such a call
+  /// there is no run to hand over and no earlier timer to arm.
+  mutating func calledMidBurst(
     at now: Instant, with value: Value, reducing reduce: @autoclosure () -> Reducer<Value>?, displaced: inout Value?
   ) -> Bool
 
+  /// ``deadline`` has been reached. Returns the held value, to run at that deadline.
   mutating func deadlineReached() -> Run<Value>?
 
   /// `flush()` at `now`. Returns the held value, to run at once, if any.
