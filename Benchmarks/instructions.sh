@@ -4,7 +4,7 @@
 # info is stripped first: valgrind 3.19 cannot read Swift 6.3's.
 #
 #   bash Benchmarks/instructions.sh          every mode, 100,000 calls
-#   bash Benchmarks/instructions.sh check    the modes with a budget (instruction-budgets), 20,000 calls; fails if
+#   bash Benchmarks/instructions.sh check    the modes with a budget (instruction-budgets), 50,000 calls; fails if
 #                                            any mode costs more over the floor than its budget (CI runs this)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -21,16 +21,16 @@ per_call() {
 }
 
 if [[ "${1:-}" != "check" ]]; then
-  for mode in floor tl tt tf dl dt dm tr dr ta da dc; do echo "$mode $(per_call "$mode" 200000)"; done
+  for mode in floor tl tt tf dl dt dm tr dr ta da dc; do echo "$mode $(per_call "$mode" 500000)"; done
   exit 0
 fi
 
-floor=$(per_call floor 20000)
+floor=$(per_call floor 50000)
 echo "floor $floor"
 status=0
 while read -r mode budget _; do
   [[ -z "$mode" || "$mode" == \#* ]] && continue
-  over=$(($(per_call "$mode" 20000) - floor))
+  over=$(($(per_call "$mode" 50000) - floor))
   if ((over > budget)); then
     echo "$mode: floor + $over, over its budget of floor + $budget" >&2
     status=1

@@ -44,7 +44,7 @@ struct RunQueue<Value: Sendable>: Sendable {
   }
 
   /// Removes and returns the run at the head.
-  @usableFromInline
+  @inlinable
   mutating func popFirst() -> HandedRun<Value>? {
     guard count > 0 else { return nil }
     let run = slots[Int(head)].take()

@@ -15,6 +15,7 @@ extension Engine {
   /// Deliveries hold the engine weakly: the engine holds its clock, so a delivery a clock keeps (a `ManualClock`
   /// nobody advances) must not hold the engine. A flushed run still waiting when the engine goes away is handed
   /// to the clock again by `deinit`, holding its action itself (``handFlushedRunsOver(_:)``).
+  @inlinable
   func scheduleDeliveries(_ deliveries: (Instant?, Instant?, Instant?)) {
     let state = withState { $0.pointee.schedulingState }
     let engine = WeakEngine(self)
@@ -43,6 +44,7 @@ extension Engine {
 
   /// A delivery block reached the queue: starts the run at the head, if the engine is still valid (or the run
   /// was flushed), then records that it returned.
+  @inlinable
   func deliverNext() {
     // Scoped so that the action and value are let go (outside the lock) before `waitUntilIdle()` is told the
     // run returned.

@@ -213,7 +213,8 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
   // MARK: Outside the lock
 
   /// The armed timer fired: settles what is due and re-arms for the rest.
-  fileprivate func timerFired(_ deadline: Instant) {
+  @inlinable
+  func timerFired(_ deadline: Instant) {
     var handOff = HandOff()
     var discarded: Value?
     let (timer, isOnQueue): (Instant?, Bool) = withState { state in
@@ -237,7 +238,7 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
   }
 
   /// Arms a timer for `deadline`, holding the engine weakly.
-  @usableFromInline
+  @inlinable
   func arm(_ deadline: Instant) {
     let state = withState { $0.pointee.schedulingState }
     let engine = WeakEngine(self)
@@ -245,7 +246,7 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
   }
 
   /// Does what an event left to do once the lock is released: cancels a task, hands deliveries to the clock.
-  @usableFromInline
+  @inlinable
   func carryOut(_ handOff: HandOff) {
     if handOff.cancelsTask {
       // `cancel()` runs the task's cancellation handlers, user code: never under the lock.

@@ -91,10 +91,10 @@ struct EngineState<Rule: TimingRule>: Sendable {
   }
 
   /// What scheduling needs, copied out of the lock: the clock and the queue.
-  var schedulingState: SchedulingState { SchedulingState(clock: clock, queue: queue) }
+  @inlinable var schedulingState: SchedulingState { SchedulingState(clock: clock, queue: queue) }
 
   /// Whether no run is handed over, waiting, or executing: what `waitUntilIdle()` waits for.
-  @usableFromInline var isIdle: Bool { handed.isEmpty && executing == 0 && extras?.slot?.isRunning != true }
+  @inlinable var isIdle: Bool { handed.isEmpty && executing == 0 && extras?.slot?.isRunning != true }
 
   /// Whether a run that comes due now would start: `false` for `.dropNew` while a run is running.
   @inlinable var acceptsRunAtOnce: Bool { extras?.slot?.acceptsRun ?? true }
@@ -188,6 +188,7 @@ struct EngineState<Rule: TimingRule>: Sendable {
 
   /// A synchronous delivery reached the queue: takes the run at the head (whichever block got here first), if
   /// it may still start, with the action to run it. A run it may not start is handed back in `discarded`.
+  @inlinable
   mutating func startNextHanded(discarding discarded: inout Value?) -> (Value, @Sendable (Value) -> Void)? {
     guard let run = handed.popFirst() else { return nil }
     let action = run.isFlushed ? (action ?? extras?.actionForFlushedRuns) : action
@@ -207,6 +208,7 @@ struct EngineState<Rule: TimingRule>: Sendable {
 
   /// What is left to release once a run returned or was dropped: after `invalidate()` or `finish()`, the action
   /// is let go once nothing needs it any more. Returns it, to release outside the lock.
+  @inlinable
   mutating func releaseUnneededAction() -> (Action<Value>?, Action<Value>?) {
     let stillNeeded = !handed.isEmpty || extras?.slot?.hasFlushedWaiting == true
     var released: (Action<Value>?, Action<Value>?) = (nil, nil)
@@ -269,6 +271,7 @@ struct EngineState<Rule: TimingRule>: Sendable {
   }
 
   /// Every waiter of `waitUntilIdle()`, and the observer, if nothing is running any more: to tell outside the lock.
+  @inlinable
   mutating func idleNotice() -> IdleNotice {
     isIdle ? (extras?.idleWaiters.takeAll() ?? .none) : .none
   }
@@ -289,7 +292,7 @@ final class EngineExtras<Value: Sendable>: @unchecked Sendable {
   /// A task to cancel once the lock is released (see ``HandOff/cancelsTask``).
   @usableFromInline var taskToCancel: Task<Void, Never>?
   /// Tasks waiting in `waitUntilIdle()`, and the keyed container's observer.
-  var idleWaiters = IdleWaiters()
+  @usableFromInline var idleWaiters = IdleWaiters()
   /// After `invalidate()`, the action kept for flushed runs that have not started yet; `nil` otherwise.
   @usableFromInline var actionForFlushedRuns: Action<Value>?
 
@@ -333,11 +336,19 @@ final class ClockBox: @unchecked Sendable {
 }
 
 /// The clock and queue of an engine, to schedule with outside its lock.
+@usableFromInline
 struct SchedulingState: Sendable {
-  let clock: ClockBox?
-  let queue: DispatchQueue
+  @usableFromInline let clock: ClockBox?
+  @usableFromInline let queue: DispatchQueue
+
+  @usableFromInline
+  init(clock: ClockBox?, queue: DispatchQueue) {
+    self.clock = clock
+    self.queue = queue
+  }
 
   /// Schedules `work` on the clock, never on the caller's stack (see ``ClockBox/schedule(at:on:_:)``).
+  @usableFromInline
   func schedule(at deadline: Instant, _ work: @escaping @Sendable () -> Void) {
     if let clock {
       clock.schedule(at: deadline.duration, on: queue, work)

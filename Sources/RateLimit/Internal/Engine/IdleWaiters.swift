@@ -35,6 +35,7 @@ struct IdleWaiters: Sendable {
   }
 
   /// Removes every waiter, to be resumed outside the lock, with the observer to call.
+  @usableFromInline
   mutating func takeAll() -> IdleNotice {
     if waiting.isEmpty { return IdleNotice(continuations: [], observer: observer) }
     defer { waiting = [:] }
@@ -43,14 +44,16 @@ struct IdleWaiters: Sendable {
 }
 
 /// What becoming idle leaves to do outside the lock: resume the waiters, tell the observer.
+@usableFromInline
 struct IdleNotice: Sendable {
   var continuations: [IdleWaiters.Continuation]
   var observer: (@Sendable () -> Void)?
 
   /// Nothing to do: the limiter is not idle.
-  static let none = IdleNotice(continuations: [], observer: nil)
+  @usableFromInline static var none: IdleNotice { IdleNotice(continuations: [], observer: nil) }
 
   /// Resumes every waiter, then tells the observer. Call outside the lock.
+  @usableFromInline
   func deliver() {
     for continuation in continuations { continuation.resume() }
     observer?()
