@@ -4,10 +4,10 @@
 /// it is down to one booking again.
 ///
 /// ```
-/// .empty                          no booking: the key is fresh
-/// .one(time, permits)             one booking that is never cancelled
-/// .times([head, t0, t1, …])       bookings of one permit, never cancelled: their instants
-/// .whole(log)                     anything else
+/// .empty                     no booking: the key is fresh
+/// .one(time, permits)        one booking, never cancelled
+/// .times([head, t0, t1, …])  one-permit bookings, never cancelled
+/// .whole(log)                anything else
 /// ```
 enum KeyedWindowLog: WindowLog {
   case empty
