@@ -71,14 +71,14 @@ public final class Debouncer<Value: Sendable>: ActionLimiter {
   init(
     interval: Duration, mode: DebounceMode, maxWait: Duration?, clock: some RateLimitClock,
     reducing: Reducer<Value>?, target: ActionTarget<Value>,
-    makeCallPath: (Engine<DebounceRule<Value>>) -> @Sendable (Value) -> Void = Engine.specializedCall
+    makeCallPath: (Engine<DebounceRule<Value>>, Reducer<Value>?) -> @Sendable (Value) -> Void = Engine.specializedCall
   ) {
     requireNonNegative(interval, "interval", of: "Debouncer")
     if let maxWait { requireNonNegative(maxWait, "maxWait", of: "Debouncer") }
     engine = Engine.make(
       rule: DebounceRule(mode: mode, interval: interval, maxWait: maxWait), clock: clock,
       target: target, reduce: reducing)
-    callPath = makeCallPath(engine)
+    callPath = makeCallPath(engine, reducing)
   }
 
   /// Creates a debouncer that runs `action` on `queue`.

@@ -58,13 +58,13 @@ public final class Throttler<Value: Sendable>: ActionLimiter {
   init(
     interval: Duration, mode: ThrottleMode, clock: some RateLimitClock, reducing: Reducer<Value>?,
     target: ActionTarget<Value>,
-    makeCallPath: (Engine<ThrottleRule<Value>>) -> @Sendable (Value) -> Void = Engine.specializedCall
+    makeCallPath: (Engine<ThrottleRule<Value>>, Reducer<Value>?) -> @Sendable (Value) -> Void = Engine.specializedCall
   ) {
     requireNonNegative(interval, "interval", of: "Throttler")
     engine = Engine.make(
       rule: ThrottleRule(mode: mode, interval: interval), clock: clock, target: target,
       reduce: reducing)
-    callPath = makeCallPath(engine)
+    callPath = makeCallPath(engine, reducing)
   }
 
   /// Creates a throttler that runs `action` on `queue`.

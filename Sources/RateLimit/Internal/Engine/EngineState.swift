@@ -67,9 +67,8 @@ struct EngineState<Rule: TimingRule>: Sendable {
   @usableFromInline var executing: UInt32 = 0
   /// Synchronous actions: runs handed to the queue and not started, in the order they were decided.
   @usableFromInline var handed = RunQueue<Value>()
-  /// What only some engines need (async runs, `reducing`, waiters, the action kept for flushed runs): made with
-  /// the engine for an async action or a reducer, on first need otherwise, so a plain synchronous limiter pays 8
-  /// bytes for it.
+  /// What only some engines need (async runs, waiters, the action kept for flushed runs): made with the engine for
+  /// an async action, on first need otherwise, so a plain synchronous limiter pays 8 bytes for it.
   @usableFromInline var extras: EngineExtras<Value>?
 
   init(rule: Rule, clock: ClockBox?, target: ActionTarget<Value>, reduce: Reducer<Value>?) {
@@ -77,15 +76,14 @@ struct EngineState<Rule: TimingRule>: Sendable {
     self.clock = clock
     self.queue = target.queue
     self.action = target.action
-    if target.overlap != nil || reduce != nil {
-      extras = EngineExtras(slot: target.overlap.map { OverlapSlot(overlap: $0, reduce: reduce) }, reduce: reduce)
-    }
+    // The rules get the reducer from the call path (`Engine.specializedCall`); the overlap slot keeps its own.
+    extras = target.overlap.map { EngineExtras(slot: OverlapSlot(overlap: $0, reduce: reduce)) }
   }
 
   /// ``extras``, made if it is not there yet.
   mutating func ensureExtras() -> EngineExtras<Value> {
     if let extras { return extras }
-    let made = EngineExtras<Value>(slot: nil, reduce: nil)
+    let made = EngineExtras<Value>(slot: nil)
     extras = made
     return made
   }
@@ -285,8 +283,6 @@ final class EngineExtras<Value: Sendable>: @unchecked Sendable {
 
   /// Async actions: the overlap policy's state (running, waiting); `nil` for a synchronous action.
   @usableFromInline var slot: OverlapSlot<Value>?
-  /// The user's `reducing`, or `nil` for "latest wins" (an engine that has one has its extras from the start).
-  @usableFromInline let reduce: Reducer<Value>?
   /// Async actions: the running run's task, to cancel.
   @usableFromInline var task: Task<Void, Never>?
   /// A task to cancel once the lock is released (see ``HandOff/cancelsTask``).
@@ -296,9 +292,8 @@ final class EngineExtras<Value: Sendable>: @unchecked Sendable {
   /// After `invalidate()`, the action kept for flushed runs that have not started yet; `nil` otherwise.
   @usableFromInline var actionForFlushedRuns: Action<Value>?
 
-  init(slot: OverlapSlot<Value>?, reduce: Reducer<Value>?) {
+  init(slot: OverlapSlot<Value>?) {
     self.slot = slot
-    self.reduce = reduce
   }
 }
 
