@@ -70,8 +70,8 @@ final class Engine<Rule: TimingRule>: ManagedBuffer<EngineState<Rule>, Lock.Mute
   /// for its `Value`: a call made through ``ActionLimiter`` or from generic code, which reaches the façade's
   /// unspecialized `call`, still runs specialized code (without it: 21 times the cost of a direct call).
   ///
-  /// With a reducer, the closure captures it here, at the caller, in its own specialized form: calls run it
-  /// without a reabstraction thunk and without loading it from the engine.
+  /// With a reducer, the closure captures it: a call finds it in the closure's context, not in the engine (one
+  /// indirection fewer, measured: 10 instructions), and a synchronous limiter with a reducer needs no extras.
   @inlinable
   static func specializedCall(_ engine: Engine, reducing reduce: Reducer<Value>?) -> @Sendable (Value) -> Void {
     let reference = EngineReference(engine)
