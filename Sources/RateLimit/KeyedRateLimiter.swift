@@ -86,7 +86,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
     self.limit = limit
     self.window = window
     self.burst = nil
-    let rule = SlidingWindow<KeyedWindowLog>(limit: limit, window: Swift.max(1, Nanoseconds.roundingUp(window)))
+    let rule = SlidingWindow<KeyedWindowLog>(limit: limit, window: Nanoseconds.window(window))
     store = .window(KeyedPermitStore(rule: rule, isUnlimited: window == .zero, clock: PermitClock(clock)))
   }
 
@@ -104,7 +104,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
     self.limit = limit
     self.window = window
     self.burst = burst
-    let rule = TokenBucket(limit: Int64(limit), window: Swift.max(1, Nanoseconds.roundingUp(window)), burst: burst)
+    let rule = TokenBucket(limit: Int64(limit), window: Nanoseconds.window(window), burst: burst)
     store = .bucket(KeyedPermitStore(rule: rule, isUnlimited: window == .zero, clock: PermitClock(clock)))
   }
 

@@ -99,7 +99,7 @@ public final class RateLimiter: Sendable {
     self.limit = limit
     self.window = window
     self.burst = nil
-    let rule = SlidingWindow<BookingLog>(limit: limit, window: Swift.max(1, Nanoseconds.roundingUp(window)))
+    let rule = SlidingWindow<BookingLog>(limit: limit, window: Nanoseconds.window(window))
     core = .window(PermitCore(rule: rule, isUnlimited: window == .zero, clock: PermitClock(clock)))
   }
 
@@ -119,7 +119,7 @@ public final class RateLimiter: Sendable {
     self.limit = limit
     self.window = window
     self.burst = burst
-    let rule = TokenBucket(limit: Int64(limit), window: Swift.max(1, Nanoseconds.roundingUp(window)), burst: burst)
+    let rule = TokenBucket(limit: Int64(limit), window: Nanoseconds.window(window), burst: burst)
     core = .bucket(PermitCore(rule: rule, isUnlimited: window == .zero, clock: PermitClock(clock)))
   }
 

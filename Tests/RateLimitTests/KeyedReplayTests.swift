@@ -21,7 +21,7 @@ import Testing
 
   @Test(arguments: setups)
   func eachKeyIsItsOwnRateLimiter(_ setup: Setup) {
-    var generator = SplitMix(seed: UInt64(setup.limit * 1_000 + Int(setup.window)) + UInt64(setup.burst ?? 0))
+    var generator = SeededGenerator(seed: UInt64(setup.limit * 1_000 + Int(setup.window)) + UInt64(setup.burst ?? 0))
     for _ in 0..<300 { replay(setup, &generator) { $0 } }
   }
 
@@ -32,11 +32,11 @@ import Testing
 
   @Test(arguments: setups)
   func anyKeyTypeIsTheSame(_ setup: Setup) {
-    var generator = SplitMix(seed: UInt64(setup.limit * 7 + Int(setup.window)) + UInt64(setup.burst ?? 0))
+    var generator = SeededGenerator(seed: UInt64(setup.limit * 7 + Int(setup.window)) + UInt64(setup.burst ?? 0))
     for _ in 0..<100 { replay(setup, &generator) { Document(number: $0) } }
   }
 
-  func replay<Key: Hashable & Sendable>(_ setup: Setup, _ generator: inout SplitMix, key: (Int) -> Key) {
+  func replay<Key: Hashable & Sendable>(_ setup: Setup, _ generator: inout SeededGenerator, key: (Int) -> Key) {
     let keys = 4
     let window = Duration.nanoseconds(setup.window)
     let clock = SettableClock()
@@ -111,18 +111,5 @@ import Testing
 
   func describe(_ reservation: RateLimiter.Reservation?) -> String {
     reservation.map { "\($0.permits) at \($0.time), delay \($0.delay)" } ?? "nil"
-  }
-}
-
-/// A small seeded generator, so that a failing timeline is the same on every run.
-struct SplitMix: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var value = state
-    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-    return value ^ (value >> 31)
   }
 }

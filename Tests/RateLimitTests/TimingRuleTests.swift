@@ -115,7 +115,7 @@ import Testing
   }
 
   func check<Rule: TimingRule<Int>>(_ make: () -> Rule, held: (Rule) -> Int?, seed: UInt64) {
-    var generator = SplitMix(seed: seed)
+    var generator = SeededGenerator(seed: seed)
     var taken = 0
     for _ in 0..<200 {
       var rule = make()

@@ -10,11 +10,13 @@ final class PermitCore<Rule: PermitRule>: BookingCanceller, @unchecked Sendable 
 
   init(rule: Rule, isUnlimited: Bool, clock: PermitClock) {
     self.book = PermitBook(rule: rule, isUnlimited: isUnlimited)
+    self.capacity = rule.capacity
     self.state = rule.fresh
     self.clock = clock
   }
 
-  var capacity: Int { book.rule.capacity }
+  /// Immutable, so read without the lock (`book` is not: its ids change under the lock).
+  let capacity: Int
 
   /// Runs `body` under the lock with the clock read once (a step back is taken in first).
   private func withNow<Result>(_ body: (inout PermitBook<Rule>, inout Rule.State, Int64) -> Result) -> Result {

@@ -79,6 +79,12 @@ struct Wide: Comparable, Sendable {
 
 /// Whole nanoseconds, the unit of every permit rule: saturating helpers on `Int64`.
 enum Nanoseconds {
+  /// A limiter's `window` as its rule keeps it: whole nanoseconds, rounded up, and at least 1 (a zero window means
+  /// no limiting and never reaches the rules).
+  static func window(_ window: Duration) -> Int64 {
+    Swift.max(1, roundingUp(window))
+  }
+
   /// `duration` in whole nanoseconds, rounded up ("booking instants that fall between nanoseconds are rounded up
   /// to the next nanosecond"), saturating at the ends of `Int64`.
   static func roundingUp(_ duration: Duration) -> Int64 {
