@@ -94,4 +94,21 @@ public final class Keyed<Key: Hashable & Sendable, Limiter: ActionLimiter>: Send
       for limiter in held { await limiter.waitUntilIdle() }
     }
   }
+
+  /// Returns once `key`'s limiter, if one is held, is not running; at once if none is held or the calling task
+  /// is cancelled. Other keys never delay it. Held values are not waited for: call ``flush(_:)`` first.
+  ///
+  /// ```swift
+  /// func close(_ document: Document) async {
+  ///   autosave.flush(document.id)                    // save now what is held back
+  ///   await autosave.waitUntilIdle(document.id)      // this document's save only
+  /// }
+  /// ```
+  public func waitUntilIdle(_ key: Key) async {
+    while !Task.isCancelled {
+      // A run that returns may release the limiter, and a call meanwhile may start a new one: wait for that too.
+      guard let limiter = limiters.withLimiter(key, creating: false, { $0 }), limiter.isRunning else { return }
+      await limiter.waitUntilIdle()
+    }
+  }
 }

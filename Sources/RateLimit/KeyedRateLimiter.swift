@@ -15,6 +15,10 @@
 /// its memory freed, during later operations on any key (O(1) amortized per operation). Forgetting is invisible,
 /// so memory follows the keys active within the last window, not every key ever seen. A key's state is a small
 /// value in one dictionary, not an object.
+///
+/// Time is counted as ``RateLimiter`` counts it, in whole nanoseconds of `Int64`: a `window`, `maxDelay` or
+/// booking instant beyond the 292-year horizon saturates there ("not again"; `retryAfter` and a reservation's
+/// `time` and `delay` report at most the horizon), and never overflows into "allow everything".
 public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
   /// N, per key.
   public let limit: Int

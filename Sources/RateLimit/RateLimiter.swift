@@ -30,6 +30,17 @@
 /// is booked earlier than one made before it, so `tryAcquire` fails while anyone waits. Times are whole
 /// nanoseconds of the clock (booking instants between two nanoseconds are rounded up).
 ///
+/// **The 292-year horizon.** The rules count whole nanoseconds of `Int64`, about 292 years. A `window`, a
+/// `maxDelay` or a booking instant beyond that saturates at the horizon: a window that long means "not again",
+/// and ``retryAfter(_:)``, ``Reservation/delay`` and ``Reservation/time`` report at most the horizon. Nothing
+/// overflows into "allow everything" (Go's `TestTinyLimit`, golang/go#71154):
+///
+/// ```swift
+/// let tiny = RateLimiter(limit: 1, per: .seconds(10_000_000_000), burst: 1)
+/// tiny.tryAcquire()   // true
+/// tiny.tryAcquire()   // false, and retryAfter() is the horizon minus now
+/// ```
+///
 /// All methods are safe from any thread at once. Test code that awaits `acquire()` with a ``ManualClock``: start
 /// the tasks, `await clock.waitUntilScheduled(atLeast: k)`, then advance.
 public final class RateLimiter: Sendable {

@@ -49,6 +49,34 @@ import Testing
     #expect(gate.started == ["draft"])
   }
 
+  /// SPEC 3.1: closing one document waits for its own save, not for every document's.
+  @Test(.timeLimit(.minutes(1))) func waitingForOneKeyIsNotDelayedByOthers() async {
+    let clock = ManualClock()
+    let gate = Gate<String>()
+    let autosave = Keyed<Int, Debouncer<String>> { _ in
+      Debouncer<String>(interval: .seconds(1), overlap: .waitForPrevious, clock: clock) { await gate.run($0) }
+    }
+    await autosave.waitUntilIdle(1)  // nothing held: at once
+    autosave.call("one", for: 1)
+    autosave.call("two", for: 2)
+    #expect(autosave.flush(1))
+    #expect(autosave.flush(2))
+    await gate.arrival(of: 2)
+    let oneIndex = gate.started.firstIndex(of: "one")!
+    let twoIndex = gate.started.firstIndex(of: "two")!
+    gate.open(twoIndex)
+    await autosave.waitUntilIdle(2)  // returns while document 1's save is still blocked
+    #expect(!autosave.isRunning(2))
+    #expect(autosave.isRunning(1))
+    #expect(!gate.hasReturned(oneIndex))
+    let waiter = Task { await autosave.waitUntilIdle(1) }
+    gate.open(oneIndex)
+    await waiter.value
+    #expect(gate.hasReturned(oneIndex))
+    #expect(!autosave.isRunning(1))
+    await autosave.waitUntilIdle(3)  // a key never used
+  }
+
   @Test func flushAllCancelAndInvalidate() {
     let clock = ManualClock()
     let recorder = Recorder<String>()

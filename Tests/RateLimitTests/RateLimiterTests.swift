@@ -153,6 +153,52 @@ private func t(_ k: Int) -> Duration { d * k }
     reserve(limiter, at: t(0), 1, t(4))
   }
 
+  /// SPEC 3.1: when first come, first served books a request later than the bucket alone would, that later
+  /// instant is the booking's `time` everywhere (Go's `timeToAct` and `lastEvent`), so a cancel exactly at it still
+  /// gives the permits back. (1 per 20 ms, burst 4; in permits: A takes the bucket, B's 3 and C's 1 go into debt,
+  /// cancelling B gives 2 back, D's bucket instant is 60 ms but C's live booking puts it at 80.)
+  @Test func aCancelAtTheInstantFirstComeFirstServedBookedGivesThePermitsBack() {
+    let limiter = RateLimiter(limit: 1, per: .milliseconds(20), burst: 4, clock: clock)
+    reserve(limiter, at: .zero, 4, .zero)
+    let b = reserve(limiter, at: .zero, 3, .milliseconds(60))
+    reserve(limiter, at: .zero, 1, .milliseconds(80))
+    b?.cancel()
+    let d = reserve(limiter, at: .zero, 1, .milliseconds(80))
+    #expect(d?.delay == .milliseconds(80))
+    clock.now = .milliseconds(80)
+    d?.cancel()  // at its time: its permit comes back (3.0 gave nothing: it was past the bucket's own 60 ms)
+    #expect(limiter.retryAfter(2) == .zero)
+    #expect(limiter.tryAcquire(2))
+    #expect(!limiter.tryAcquire(1))
+  }
+
+  /// Go's `TestTinyLimit` (golang/go#71154): 1 per 10^10 s, burst 1. The second request waits past the
+  /// 292-year horizon of `Int64` nanoseconds: refused, never "allow everything"; `retryAfter` and a reservation
+  /// report the horizon.
+  @Test func tinyLimit() {
+    let limiter = RateLimiter(limit: 1, per: .seconds(10_000_000_000), burst: 1, clock: clock)
+    #expect(allow(limiter, at: .zero, 1))
+    #expect(!allow(limiter, at: .zero, 1))
+    #expect(!allow(limiter, at: .seconds(1_000_000_000), 1))
+    #expect(limiter.retryAfter(1) == .nanoseconds(Int64.max) - .seconds(1_000_000_000))
+    #expect(limiter.reserve(within: .seconds(1_000_000_000)) == nil)
+    let booking = limiter.reserve()
+    #expect(booking?.time == .nanoseconds(Int64.max))
+    #expect(booking?.delay == .nanoseconds(Int64.max) - .seconds(1_000_000_000))
+    #expect(!limiter.tryAcquire())
+    let window = RateLimiter(limit: 1, per: .seconds(10_000_000_000), clock: clock)
+    #expect(window.tryAcquire())
+    #expect(!window.tryAcquire())
+    #expect(window.retryAfter() == .nanoseconds(Int64.max) - .seconds(1_000_000_000))
+    #expect(window.reserve()?.time == .nanoseconds(Int64.max))
+    #expect(window.reserve()?.time == .nanoseconds(Int64.max))  // a booking at the horizon does not loop
+    let keyed = KeyedRateLimiter<String>(limit: 1, per: .seconds(10_000_000_000), burst: 1, clock: clock)
+    #expect(keyed.tryAcquire(for: "a"))
+    #expect(!keyed.tryAcquire(for: "a"))
+    #expect(keyed.retryAfter(for: "a") == .nanoseconds(Int64.max) - .seconds(1_000_000_000))
+    #expect(keyed.count == 1)
+  }
+
   /// The refill is exact: 3 per second is one every 333,333,333⅓ ns. Asked every millisecond for 10 s (the bucket
   /// never full again after the start, so no credit is lost to the cap), it grants exactly k·N + B = 30 + 3: the
   /// 30th refill completes at 10 s to the nanosecond. Floating point would come up one short.

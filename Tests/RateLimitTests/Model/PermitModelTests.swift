@@ -15,17 +15,24 @@ import Testing
     case tryAcquire(Int)
     case reserve(Int, within: Int64?)  // ms
     case cancel(Int)  // which reservation, by index
+    /// Moves the clock to a recent reservation's booked instant, if it is ahead, and cancels it there: the
+    /// boundary of `cancel()` (SPEC 3.1), which random advances almost never hit.
+    case cancelAtItsTime(Int)  // which reservation, counted back from the latest
   }
 
-  static func randomTimeline(_ generator: inout some RandomNumberGenerator, capacity: Int) -> [Step] {
+  /// Steps move the clock by up to `maxAdvance` ms.
+  static func randomTimeline(
+    _ generator: inout some RandomNumberGenerator, capacity: Int, maxAdvance: Int64 = 700
+  ) -> [Step] {
     (0..<40).map { _ in
       switch Int.random(in: 0..<10, using: &generator) {
-      case 0..<3: .advance(Int64.random(in: 0...700, using: &generator))
+      case 0..<3: .advance(Int64.random(in: 0...maxAdvance, using: &generator))
       case 3..<5: .tryAcquire(Int.random(in: 1...capacity + 1, using: &generator))
-      case 5..<9:
+      case 5..<8:
         .reserve(
           Int.random(in: 1...capacity + 1, using: &generator),
           within: Bool.random(using: &generator) ? nil : Int64.random(in: 0...2_000, using: &generator))
+      case 8: .cancelAtItsTime(Int.random(in: 0..<3, using: &generator))
       default: .cancel(Int.random(in: 0..<8, using: &generator))
       }
     }
@@ -47,6 +54,13 @@ import Testing
         case .advance(let ms):
           now += ms * 1_000_000
           clock.now = .nanoseconds(now)
+        case .cancelAtItsTime(let back):
+          guard back < reservations.count else { continue }
+          let (reservation, id) = reservations[reservations.count - 1 - back]
+          now = max(now, Nanoseconds.roundingUp(reservation.time))
+          clock.now = .nanoseconds(now)
+          reservation.cancel()
+          model.cancel(id, at: now)
         case .tryAcquire(let n):
           let expected = model.tryAcquire(n, at: now)
           #expect(limiter.tryAcquire(n) == expected, "seed \(seed)")
@@ -73,18 +87,26 @@ import Testing
     var generator = SeededGenerator(seed: seed)
     for _ in 0..<Self.timelines {
       let limit = Int64.random(in: 1...4, using: &generator)
-      let window = Int64.random(in: 1...3, using: &generator) * 1_000  // ms
+      // 20 ms: a permit every 5 to 20 ms, so that bookings pile up behind each other within a timeline's steps.
+      let window: Int64 = [20, 1_000, 2_000, 3_000].randomElement(using: &generator)!  // ms
       let burst = Int.random(in: 1...4, using: &generator)
       let clock = SettableClock()
       let limiter = RateLimiter(limit: Int(limit), per: .milliseconds(window), burst: burst, clock: clock)
       var model = BucketModel(limit: limit, window: window * 1_000_000, burst: burst)
       var reservations: [(RateLimiter.Reservation, BucketModel.Booking)] = []
       var now: Int64 = 0
-      for step in Self.randomTimeline(&generator, capacity: burst) {
+      for step in Self.randomTimeline(&generator, capacity: burst, maxAdvance: window * 7 / 10) {
         switch step {
         case .advance(let ms):
           now += ms * 1_000_000
           clock.now = .nanoseconds(now)
+        case .cancelAtItsTime(let back):
+          guard back < reservations.count else { continue }
+          let (reservation, booking) = reservations[reservations.count - 1 - back]
+          now = max(now, booking.time)
+          clock.now = .nanoseconds(now)
+          reservation.cancel()
+          model.cancel(booking, at: now)
         case .tryAcquire(let n):
           #expect(limiter.tryAcquire(n) == (model.reserve(n, at: now, within: 0, listed: false) != nil), "seed \(seed)")
         case .reserve(let n, let within):
@@ -174,10 +196,11 @@ struct WindowModel {
 }
 
 /// Go's token bucket in plain integers: credit in nanosecond-permits (a permit is worth T; a nanosecond adds N).
+/// With the SPEC's first come, first served, a booking's instant (`time`) may be later than the bucket's own
+/// (SPEC 3.1): that later instant is Go's `timeToAct` and `lastEvent`.
 struct BucketModel {
   struct Booking {
     let time: Int64
-    let goTime: Int64
     let permits: Int
     let id: Int
   }
@@ -210,15 +233,15 @@ struct BucketModel {
     guard n <= burst else { return nil }
     let after = advance(now) - Int64(n) * window
     let wait = after < 0 ? (-after + limit - 1) / limit : 0
-    let goTime = now + wait
-    let latest = live.filter { $0.time >= now && !cancelled.contains($0.id) }.map(\.time).max() ?? goTime
-    let time = max(goTime, latest)
+    let bucketTime = now + wait
+    let latest = live.filter { $0.time >= now && !cancelled.contains($0.id) }.map(\.time).max() ?? bucketTime
+    let time = max(bucketTime, latest)
     if let within, time > now + within { return nil }
     last = now
     tokens = after
-    lastEvent = goTime
+    lastEvent = time
     nextID += 1
-    let booking = Booking(time: time, goTime: goTime, permits: n, id: nextID)
+    let booking = Booking(time: time, permits: n, id: nextID)
     if listed || time > now { live.append(booking) }
     return booking
   }
@@ -226,13 +249,12 @@ struct BucketModel {
   mutating func cancel(_ booking: Booking, at now: Int64) {
     guard now <= booking.time, !cancelled.contains(booking.id) else { return }
     cancelled.insert(booking.id)
-    guard now <= booking.goTime else { return }
-    let restore = Int64(booking.permits) * window - (lastEvent - booking.goTime) * limit
+    let restore = Int64(booking.permits) * window - (lastEvent - booking.time) * limit
     guard restore > 0 else { return }
     tokens = min(Int64(burst) * window, advance(now) + restore)
     last = now
-    if booking.goTime == lastEvent {
-      let previous = booking.goTime - Int64(booking.permits) * window / limit
+    if booking.time == lastEvent {
+      let previous = booking.time - Int64(booking.permits) * window / limit
       if previous >= now { lastEvent = previous }
     }
   }

@@ -38,7 +38,7 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
     guard count <= capacity else { return .exceedsCapacity(capacity: capacity) }
     return withNow { permits, now in
       if isUnlimited {
-        return .booked(Booking(time: now, permits: count, id: 0, ruleTime: now), now: now)
+        return .booked(Booking(time: now, permits: count, id: 0), now: now)
       }
       // A request on a fresh key is always booked (it is within the capacity, and nothing waits): a refusal
       // never leaves a fresh key behind.

@@ -67,7 +67,7 @@ struct PermitBook<Rule: PermitRule>: Sendable {
   mutating func reserve(
     _ permits: Int, within maxDelay: Duration?, at now: Int64, in state: inout Rule.State
   ) -> Booking? {
-    if isUnlimited { return Booking(time: now, permits: permits, id: 0, ruleTime: now) }
+    if isUnlimited { return Booking(time: now, permits: permits, id: 0) }
     let deadline = maxDelay.map { Nanoseconds.adding(now, Nanoseconds.roundingDown($0)) } ?? .max
     return rule.reserve(
       permits, at: now, notAfter: deadline, id: newID(cancellable: true), cancellable: true, in: &state)

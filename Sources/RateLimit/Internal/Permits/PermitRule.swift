@@ -34,11 +34,10 @@ protocol PermitRule: Sendable {
   func isFresh(_ state: inout State, at now: Int64) -> Bool
 }
 
-/// A grant the rules made: `permits` at `time`, under `id`. `ruleTime` is the instant the rule itself computed
-/// (the token bucket's `timeToAct`, before first come, first served may move it later), which cancelling needs.
+/// A grant the rules made: `permits` at `time`, under `id`. `time` is the instant it was booked for, after first
+/// come, first served: for the token bucket, Go's `timeToAct` (SPEC 3.1).
 struct Booking: Sendable {
   var time: Int64
   var permits: Int
   var id: UInt64
-  var ruleTime: Int64
 }

@@ -38,6 +38,8 @@ struct SlidingWindow<Log: WindowLog>: PermitRule {
     // Slide until enough of the oldest bookings have left: the next leaves at its time + T.
     while inWindow + permits > limit, index < count {
       instant = Nanoseconds.adding(log.time(at: index), window)
+      // The 292-year horizon of Int64 nanoseconds: nothing is ever booked later, and no booking leaves from there.
+      if instant == .max { break }
       leaveWindow()
     }
     return instant
@@ -51,7 +53,7 @@ struct SlidingWindow<Log: WindowLog>: PermitRule {
     let time = earliest(permits, at: now, in: log)
     guard time <= deadline else { return nil }
     log.append(BookingLog.Entry(time: time, permits: permits, id: id))
-    return Booking(time: time, permits: permits, id: id, ruleTime: time)
+    return Booking(time: time, permits: permits, id: id)
   }
 
   func cancel(_ booking: Booking, at now: Int64, in log: inout Log) {

@@ -19,7 +19,7 @@ struct TokenBucket: PermitRule {
     var tokens: Wide
     /// When `tokens` was last brought up to date.
     var last: Int64 = .min
-    /// The instant the latest booking's debt is paid off (Go's `lastEvent`).
+    /// The instant the latest booking was booked for (Go's `lastEvent`; after first come, first served, SPEC 3.1).
     var lastEvent: Int64 = .min
     /// Bookings not yet granted, for first come, first served and for cancelling.
     var ahead = BookingLog()
@@ -70,30 +70,32 @@ struct TokenBucket: PermitRule {
       if let last = state.ahead.last, last.time > now { return nil }
       if tokens(at: now, in: state) - Wide.product(Int64(permits), window) < .zero { return nil }
     }
-    let (tokens, ruleTime) = take(permits, at: now, in: state)
-    let time = Swift.max(ruleTime, state.ahead.last?.time ?? ruleTime)
+    let (tokens, bucketTime) = take(permits, at: now, in: state)
+    // First come, first served: not before a live booking made earlier. The later instant is the booking's
+    // instant everywhere, Go's `timeToAct` and `lastEvent` included (SPEC 3.1).
+    let time = Swift.max(bucketTime, state.ahead.last?.time ?? bucketTime)
     // A request that fails changes nothing.
     guard time <= deadline else { return nil }
     state.last = now
     state.tokens = tokens
-    state.lastEvent = ruleTime
+    state.lastEvent = time
     if cancellable || time > now { state.ahead.append(BookingLog.Entry(time: time, permits: permits, id: id)) }
-    return Booking(time: time, permits: permits, id: id, ruleTime: ruleTime)
+    return Booking(time: time, permits: permits, id: id)
   }
 
   func cancel(_ booking: Booking, at now: Int64, in state: inout State) {
+    // Go's `Reservation.CancelAt`, at or before the booked instant: give back the permits, less those later
+    // bookings have counted on.
     guard now <= booking.time, state.ahead.remove(id: booking.id) != nil else { return }
-    // Go's `Reservation.CancelAt`: give back the permits, less those later bookings have counted on.
-    guard now <= booking.ruleTime else { return }
-    let countedOn = Wide.product(Nanoseconds.subtracting(state.lastEvent, booking.ruleTime), limit)
+    let countedOn = Wide.product(Nanoseconds.subtracting(state.lastEvent, booking.time), limit)
     let restore = Wide.product(Int64(booking.permits), window) - countedOn
     guard Wide.zero < restore else { return }
     let refilled = tokens(at: now, in: state) + restore
     state.tokens = Swift.min(refilled, full)
     state.last = now
-    if booking.ruleTime == state.lastEvent {
+    if booking.time == state.lastEvent {
       let previous = Nanoseconds.subtracting(
-        booking.ruleTime, Wide.product(Int64(booking.permits), window).dividedRoundingDown(by: limit))
+        booking.time, Wide.product(Int64(booking.permits), window).dividedRoundingDown(by: limit))
       if previous >= now { state.lastEvent = previous }
     }
   }

@@ -1,0 +1,3 @@
+#if Postgres
+public import PostgresNIO
+#endif

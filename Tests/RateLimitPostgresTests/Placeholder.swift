@@ -1,0 +1,3 @@
+#if Postgres
+import PostgresNIO
+#endif
