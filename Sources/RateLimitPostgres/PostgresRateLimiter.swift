@@ -1,3 +1,311 @@
 #if Postgres
-public import PostgresNIO
+  public import PostgresNIO
+  @_spi(RateLimitIntegration) import RateLimit
+
+  /// The rules of ``KeyedRateLimiter``, kept in PostgreSQL: every process that uses the same database and `name`
+  /// shares one limit per key.
+  ///
+  /// A server runs as several instances; with a ``KeyedRateLimiter`` in each, three instances let three times the
+  /// limit through, and one that restarts forgets every key. This limiter keeps each key's state in one row that
+  /// every instance shares, and decides in the database, one statement (one round trip) a decision:
+  ///
+  /// ```swift
+  /// // Three instances of one server, one limit: 100 requests per minute per client, bursts of 20.
+  /// let client = PostgresClient(configuration: config)   // run it: `await client.run()`
+  /// let perClient = PostgresRateLimiter(
+  ///   client: client, name: "api", limit: 100, per: .seconds(60), burst: 20,
+  ///   whenUnavailable: .fallback(KeyedRateLimiter(limit: 34, per: .seconds(60))))
+  /// try await perClient.prepare()
+  /// if try await perClient.tryAcquire(for: clientID) {
+  ///   try await handle(request)
+  /// } else {
+  ///   reject(retryAfter: try await perClient.retryAfter(for: clientID))
+  /// }
+  /// ```
+  ///
+  /// - **The same rules.** For one `name`, each key behaves as one ``RateLimiter`` with the same parameters,
+  ///   whichever process asks: with `time: .clock(c)`, the same answers as a ``KeyedRateLimiter`` on `c`, to the
+  ///   nanosecond. Only `cancel()` of a token bucket's booking differs (see ``Reservation/cancel()``).
+  /// - **Atomic.** Decisions on one key are serialized by the key's row lock, and each reads "now" only once it
+  ///   holds it, never behind the key's latest "now": no key is ever granted more than its rule allows.
+  /// - **The database's clock** by default (``Time/database``): instances with skewed clocks still agree.
+  /// - **When the database cannot answer** within `timeout`, ``WhenUnavailable`` decides; nothing waits longer.
+  /// - **Storage follows the active keys**: a key at rest holds no row once swept, and decisions sweep on their
+  ///   own, at most once per `window` (at least once a minute), a bounded batch at a time.
+  ///
+  /// Times are whole nanoseconds; a `window`, `maxDelay` or instant beyond the 292-year horizon of `Int64`
+  /// saturates there, as for ``RateLimiter``.
+  public final class PostgresRateLimiter: Sendable {
+    /// Keys (and names) longer than this many UTF-8 bytes are refused.
+    public static let maximumKeyLength = 1_024
+
+    /// The namespace of the keys: limiters with the same `name` share their keys' state.
+    public let name: String
+    /// N: at most this many permits per ``window`` (sliding window), or the refill rate per ``window`` (bucket).
+    public let limit: Int
+    /// T. `.zero`: no limiting (any request up to the capacity is granted at once, without a round trip).
+    public let window: Duration
+    /// B, the bucket's size; `nil` for a strict sliding window.
+    public let burst: Int?
+    /// Where "now" comes from.
+    public let time: Time
+    /// What a decision does when the database cannot answer within ``timeout``.
+    public let whenUnavailable: WhenUnavailable
+    /// The longest a decision waits for the database.
+    public let timeout: Duration
+
+    let client: PostgresClient
+    let nameBytes: ByteBuffer
+    /// T as the rules count it: whole nanoseconds, rounded up, at least 1.
+    let windowNanoseconds: Int64
+    /// Where waiters wait, and the automatic sweep's schedule: `c` with `.clock(c)`, else a `ContinuousClock`.
+    let localClock: any RateLimitClock
+    /// When the next decision sweeps, on `localClock`.
+    let nextSweep = _Locked(Duration.zero)
+
+    var capacity: Int { burst ?? limit }
+    var isUnlimited: Bool { window == .zero }
+
+    /// Creates a strict sliding window: never more than `limit` permits for a key in any window of length
+    /// `window`.
+    ///
+    /// - Parameters:
+    ///   - client: A running `PostgresClient` (PostgresNIO). Its connections' current schema holds the tables.
+    ///   - name: The limit's name; limiters of one name share their keys. At most 1,024 UTF-8 bytes (else traps).
+    ///   - limit: N, at least 1 (anything else traps, naming the value).
+    ///   - window: T; must not be negative. `.zero` means no limiting.
+    ///   - time: Where "now" comes from: the database's clock by default.
+    ///   - whenUnavailable: What a decision does when the database cannot answer; throws by default.
+    ///   - timeout: The longest a decision waits for the database; 250 ms by default.
+    public init(
+      client: PostgresClient, name: String, limit: Int, per window: Duration, time: Time = .database,
+      whenUnavailable: WhenUnavailable = .throwError, timeout: Duration = .milliseconds(250)
+    ) {
+      (self.client, self.name, self.limit, self.window, self.burst) = (client, name, limit, window, nil)
+      (self.time, self.whenUnavailable, self.timeout) = (time, whenUnavailable, timeout)
+      (nameBytes, windowNanoseconds, localClock) = Self.checked(name, limit, window, nil, timeout, time)
+    }
+
+    /// Creates a token bucket: one permit every `window / limit` on average, up to `burst` at once; starts full.
+    ///
+    /// - Parameters:
+    ///   - client: A running `PostgresClient` (PostgresNIO).
+    ///   - name: The limit's name; limiters of one name share their keys. At most 1,024 UTF-8 bytes.
+    ///   - limit: N, permits refilled per `window`; at least 1.
+    ///   - window: T; must not be negative. `.zero` means no limiting (up to `burst` at once).
+    ///   - burst: B, the bucket's size and the most one request can take; at least 1.
+    ///   - time: Where "now" comes from: the database's clock by default.
+    ///   - whenUnavailable: What a decision does when the database cannot answer; throws by default.
+    ///   - timeout: The longest a decision waits for the database; 250 ms by default.
+    public init(
+      client: PostgresClient, name: String, limit: Int, per window: Duration, burst: Int, time: Time = .database,
+      whenUnavailable: WhenUnavailable = .throwError, timeout: Duration = .milliseconds(250)
+    ) {
+      (self.client, self.name, self.limit, self.window, self.burst) = (client, name, limit, window, burst)
+      (self.time, self.whenUnavailable, self.timeout) = (time, whenUnavailable, timeout)
+      (nameBytes, windowNanoseconds, localClock) = Self.checked(name, limit, window, burst, timeout, time)
+    }
+
+    private static func checked(
+      _ name: String, _ limit: Int, _ window: Duration, _ burst: Int?, _ timeout: Duration, _ time: Time
+    ) -> (ByteBuffer, Int64, any RateLimitClock) {
+      requirePositive(limit, "limit")
+      requireNonNegative(window, "window")
+      if let burst { requirePositive(burst, "burst") }
+      requireNonNegative(timeout, "timeout")
+      if name.utf8.count > maximumKeyLength {
+        fatalError("PostgresRateLimiter: name must be at most 1,024 UTF-8 bytes, got name of \(name.utf8.count)")
+      }
+      let nanoseconds = max(1, _nanoseconds(window, roundingUp: true))
+      return (ByteBuffer(string: name), nanoseconds, time.clock ?? SwiftClock(ContinuousClock()))
+    }
+
+    /// Creates the table and functions it needs if they are missing (or migrates older ones), in the connection's
+    /// current schema, under names starting `ratelimit_`. Idempotent and safe from many processes at once (one
+    /// transaction under an advisory lock); needs no other setup. Not subject to ``timeout`` or the policy.
+    ///
+    /// It creates `ratelimit_schema` (the version), `ratelimit_keys` (UNLOGGED: one row per key in use) with an
+    /// index, and the functions `ratelimit_clock`, `ratelimit_decide`, `ratelimit_cancel` and `ratelimit_sweep`.
+    /// It needs `CREATE` on the schema the first time, then `SELECT`, `INSERT`, `UPDATE` and `DELETE` on the table
+    /// and `EXECUTE` on the functions.
+    public func prepare() async throws {
+      try await client.query(PostgresQuery(unsafeSQL: Schema.prepare))
+    }
+
+    /// Takes `permits` for `key` now if they can be granted now; never waits, never books for later.
+    ///
+    /// - Returns: Whether the permits were granted. `false` while anyone waits for a later booking of `key`, and
+    ///   for more than the capacity. When the database cannot answer: as ``whenUnavailable`` says.
+    /// - Throws: ``PostgresRateLimiterError/invalidKey(reason:)``; ``PostgresRateLimiterError/unavailable(underlying:)``
+    ///   with ``WhenUnavailable/throwError``.
+    /// - Complexity: One round trip, one statement.
+    public func tryAcquire(_ permits: Int = 1, for key: String) async throws -> Bool {
+      requirePositive(permits, "permits")
+      let key = try Self.keyBytes(key)
+      if permits > capacity { return false }
+      if isUnlimited { return true }
+      do {
+        return try await decide(.tryAcquire, permits, key: key, maxDelay: 0).booked
+      } catch let error as Unavailable {
+        switch whenUnavailable {
+        case .throwError: throw error.error
+        case .allow: return true
+        case .deny: return false
+        case .fallback(let local): return local.tryAcquire(permits, for: String(buffer: key))
+        }
+      }
+    }
+
+    /// Books `permits` for `key` at the earliest instant they can be granted, behind every earlier booking of the
+    /// key in any process.
+    ///
+    /// - Parameters:
+    ///   - permits: At least 1.
+    ///   - key: Any string of up to 1,024 UTF-8 bytes.
+    ///   - maxDelay: If the booking would be later than `now + maxDelay`, nothing is booked. `nil`: no bound.
+    /// - Returns: The booking, or `nil` (nothing booked) for more than the capacity or beyond `maxDelay`.
+    /// - Complexity: One round trip, one statement.
+    public func reserve(_ permits: Int = 1, for key: String, within maxDelay: Duration? = nil) async throws
+      -> Reservation?
+    {
+      switch try await request(permits, for: key, within: maxDelay) {
+      case .booked(let reservation): return reservation
+      case .exceedsCapacity, .exceedsMaxDelay, .denied: return nil
+      case .fallback(let local):
+        return local.reserve(permits, for: key, within: maxDelay).map { Reservation($0, key: key) }
+      }
+    }
+
+    /// Waits for its turn across the fleet, then returns with the permits granted.
+    ///
+    /// Books as ``reserve(_:for:within:)`` does, then waits in this process for the booking's `delay`: on `c`'s
+    /// timer with `.clock(c)` (a test awaits `ManualClock.waitUntilScheduled(atLeast:)`, then advances), on a
+    /// `ContinuousClock` with `.database`. If the task is cancelled while it waits, the booking is given back in
+    /// the database (as ``Reservation/cancel()``) before it throws `CancellationError`.
+    ///
+    /// - Throws: `CancellationError` (already cancelled: nothing booked);
+    ///   ``PostgresRateLimiterError/exceedsCapacity(requested:capacity:)`` or
+    ///   ``PostgresRateLimiterError/exceedsMaxDelay(delay:maxDelay:)`` at once, nothing booked;
+    ///   ``PostgresRateLimiterError/unavailable(underlying:)`` with `.throwError` or `.deny`.
+    public func acquire(_ permits: Int = 1, for key: String, within maxDelay: Duration? = nil) async throws {
+      try Task.checkCancellation()
+      let reservation: Reservation
+      switch try await request(permits, for: key, within: maxDelay) {
+      case .booked(let booked): reservation = booked
+      case .exceedsCapacity: throw PostgresRateLimiterError.exceedsCapacity(requested: permits, capacity: capacity)
+      case .exceedsMaxDelay(let delay):
+        throw PostgresRateLimiterError.exceedsMaxDelay(delay: delay, maxDelay: maxDelay ?? .zero)
+      case .denied(let error): throw error
+      case .fallback(let local):
+        // The local limiter books and waits on its own clock.
+        do {
+          return try await local.acquire(permits, for: key, within: maxDelay)
+        } catch RateLimiterError.exceedsCapacity(let requested, let capacity) {
+          throw PostgresRateLimiterError.exceedsCapacity(requested: requested, capacity: capacity)
+        } catch RateLimiterError.exceedsMaxDelay(let delay, let maxDelay) {
+          throw PostgresRateLimiterError.exceedsMaxDelay(delay: delay, maxDelay: maxDelay)
+        }
+      }
+      if reservation.delay <= .zero { return }
+      do {
+        // `.clock(c)`: the booking's instant on c. `.database`: its delay, from now, on a ContinuousClock.
+        let instant = time.clock == nil ? localClock.now + reservation.delay : reservation.time
+        try await _waitForInstant(instant, on: localClock)
+      } catch {
+        try? await reservation.cancel()
+        throw error
+      }
+    }
+
+    /// How long a request for `permits` made now for `key` would wait: the `delay` ``reserve(_:for:within:)``
+    /// would give, without booking (`.zero`: granted now).
+    ///
+    /// - Returns: `nil` if it never can be (more than the capacity); when the database cannot answer, as
+    ///   ``whenUnavailable`` says (`.allow`: `.zero`; `.deny`: `nil`).
+    public func retryAfter(_ permits: Int = 1, for key: String) async throws -> Duration? {
+      requirePositive(permits, "permits")
+      let key = try Self.keyBytes(key)
+      if permits > capacity { return nil }
+      if isUnlimited { return .zero }
+      do {
+        let decision = try await decide(.retryAfter, permits, key: key, maxDelay: nil)
+        return .nanoseconds(max(0, decision.time &- decision.now))
+      } catch let error as Unavailable {
+        switch whenUnavailable {
+        case .throwError: throw error.error
+        case .allow: return .zero
+        case .deny: return nil
+        case .fallback(let local): return local.retryAfter(permits, for: String(buffer: key))
+        }
+      }
+    }
+
+    /// The keys of this name whose state differs from a fresh limiter's, now (exact at its instant).
+    ///
+    /// - Throws: ``PostgresRateLimiterError/unavailable(underlying:)`` when the database cannot answer.
+    public func count() async throws -> Int {
+      let query: PostgresQuery = """
+        SELECT count(*) FROM ratelimit_keys WHERE name = \(nameBytes) AND rest_at > coalesce(\(nowSent), ratelimit_clock())
+        """
+      return try await throwingUnavailable { try await run(query, as: Int64.self).map(Int.init) ?? 0 }
+    }
+
+    /// Deletes every row of this name that only a key at rest holds, in bounded batches (rows a decision holds at
+    /// that moment are skipped). The limiter also does this on its own, a batch at a time.
+    ///
+    /// - Throws: ``PostgresRateLimiterError/unavailable(underlying:)`` when the database cannot answer.
+    public func sweep() async throws {
+      while true {
+        let query: PostgresQuery = "SELECT ratelimit_sweep(\(nameBytes), \(nowSent), \(Self.sweepBatch))"
+        let deleted = try await throwingUnavailable { try await run(query, as: Int32.self) ?? 0 }
+        if deleted < Self.sweepBatch { return }
+      }
+    }
+
+    /// What `reserve` and `acquire` share: the booking, or why there is none.
+    enum Outcome {
+      case booked(Reservation)
+      case exceedsCapacity
+      case exceedsMaxDelay(Duration)
+      /// The database cannot answer and the policy refuses: `acquire` throws this.
+      case denied(any Error)
+      /// The database cannot answer: this local limiter decides.
+      case fallback(KeyedRateLimiter<String>)
+    }
+
+    func request(_ permits: Int, for key: String, within maxDelay: Duration?) async throws -> Outcome {
+      requirePositive(permits, "permits")
+      if let maxDelay { requireNonNegative(maxDelay, "maxDelay") }
+      let keyBytes = try Self.keyBytes(key)
+      if permits > capacity { return .exceedsCapacity }
+      if isUnlimited { return .booked(Reservation(permits: permits, key: key, at: localNow())) }
+      do {
+        let decision = try await decide(
+          .reserve, permits, key: keyBytes, maxDelay: maxDelay.map { _nanoseconds($0, roundingUp: false) })
+        let delay = Duration.nanoseconds(decision.time &- decision.now)
+        guard decision.booked else { return .exceedsMaxDelay(delay) }
+        return .booked(
+          Reservation(
+            permits: permits, key: key, time: .nanoseconds(decision.time), delay: delay,
+            canceller: .database(self, id: decision.id)))
+      } catch let error as Unavailable {
+        switch whenUnavailable {
+        case .throwError: throw error.error
+        case .allow: return .booked(Reservation(permits: permits, key: key, at: localNow()))
+        case .deny: return .denied(error.error)
+        case .fallback(let local): return .fallback(local)
+        }
+      }
+    }
+
+    /// Keys are bytes: any string of up to 1,024 UTF-8 bytes, NUL and all.
+    static func keyBytes(_ key: String) throws -> ByteBuffer {
+      let length = key.utf8.count
+      guard length <= maximumKeyLength else {
+        throw PostgresRateLimiterError.invalidKey(
+          reason: "a key is at most \(maximumKeyLength) UTF-8 bytes; this one has \(length)")
+      }
+      return ByteBuffer(string: key)
+    }
+  }
 #endif

@@ -21,6 +21,18 @@ func write(_ text: String, to path: String) throws(WriteError) {
   guard written == text.utf8.count else { throw WriteError(path: path) }
 }
 
+// One limit across a fleet (PostgreSQL): built with the Postgres trait only.
+if let first = CommandLine.arguments.dropFirst().first, first.hasPrefix("--fleet") {
+  #if Postgres
+    exit(await FleetDemo.run(Array(CommandLine.arguments.dropFirst())))
+  #else
+    var line =
+      "rate-limit-demo: \(first) needs the Postgres trait: swift run --traits Postgres rate-limit-demo \(first) <postgres-url>\n"
+    line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    exit(2)
+  #endif
+}
+
 let options: Options
 do {
   switch try Options.parse(Array(CommandLine.arguments.dropFirst())) {

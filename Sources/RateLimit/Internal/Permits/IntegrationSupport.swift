@@ -1,0 +1,41 @@
+/// What the optional integrations (module `RateLimitPostgres`) share with the core, so that they keep the same
+/// rules without a copy of them. SPI: not part of the API, not in the documentation.
+
+/// Waits as a ``RateLimiter`` waiter does: exactly one piece of work scheduled on `clock` until it reaches
+/// `instant` (so tests await ``ManualClock/waitUntilScheduled(atLeast:)`` before advancing), resumed on the
+/// waiters' own queue. Throws `CancellationError` at once if the calling task is cancelled first.
+@_spi(RateLimitIntegration)
+public func _waitForInstant(_ instant: Duration, on clock: some RateLimitClock) async throws {
+  let clock = PermitClock(clock)
+  let waiter = PermitWaiter()
+  clock.schedule(at: Nanoseconds.roundingUp(instant)) { waiter.grant() }
+  try await withTaskCancellationHandler {
+    try await waiter.wait()
+  } onCancel: {
+    _ = waiter.cancel()
+  }
+}
+
+/// `duration` in whole nanoseconds as the permit rules count it: rounded up (`up`) or down, saturating at the
+/// 292-year horizon of `Int64`.
+@_spi(RateLimitIntegration)
+public func _nanoseconds(_ duration: Duration, roundingUp up: Bool) -> Int64 {
+  up ? Nanoseconds.roundingUp(duration) : Nanoseconds.roundingDown(duration)
+}
+
+/// A value behind the core's lock (a heap-allocated `pthread_mutex_t`, which ThreadSanitizer sees).
+@_spi(RateLimitIntegration)
+public final class _Locked<Value>: @unchecked Sendable {
+  // @unchecked Sendable: `value` is only read and written inside `lock.withLock`.
+  private let lock = Lock()
+  private var value: Value
+
+  public init(_ value: Value) {
+    self.value = value
+  }
+
+  /// Runs `body` on the value with the lock held; `body` must not block or call back in.
+  public func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+    lock.withLock { body(&value) }
+  }
+}

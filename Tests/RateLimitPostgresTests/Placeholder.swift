@@ -1,3 +1,0 @@
-#if Postgres
-import PostgresNIO
-#endif
