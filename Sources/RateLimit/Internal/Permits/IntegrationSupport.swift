@@ -30,6 +30,7 @@ public final class _Locked<Value>: @unchecked Sendable {
   private let lock = Lock()
   private var value: Value
 
+  /// Holds `value`.
   public init(_ value: Value) {
     self.value = value
   }
