@@ -100,8 +100,9 @@ public final class Keyed<Key: Hashable & Sendable, Limiter: ActionLimiter>: Send
   ///
   /// ```swift
   /// func close(_ document: Document) async {
-  ///   autosave.flush(document.id)                    // save now what is held back
-  ///   await autosave.waitUntilIdle(document.id)      // this document's save only
+  ///   autosave.flush(document.id)  // save what is held back now
+  ///   // Wait for this document's save only:
+  ///   await autosave.waitUntilIdle(document.id)
   /// }
   /// ```
   public func waitUntilIdle(_ key: Key) async {

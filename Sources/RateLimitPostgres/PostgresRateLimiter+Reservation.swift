@@ -46,7 +46,7 @@
       /// | sliding window | the booking leaves the log; later bookings keep their instants | nothing |
       /// | token bucket | the permits come back if no later booking of the key was made since (the bucket is then as if this one had never been made); otherwise nothing comes back | nothing |
       ///
-      /// (An in-process ``RateLimiter`` gives a bucket's permits back as Go does, less those later bookings
+      /// (An in-process `RateLimiter` gives a bucket's permits back as Go does, less those later bookings
       /// counted on; here only the latest booking can be undone exactly, in one statement.) It works from a
       /// cancelled task too.
       ///

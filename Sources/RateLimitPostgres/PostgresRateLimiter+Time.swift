@@ -20,7 +20,7 @@
       public static var database: Time { Time(clock: nil) }
 
       /// A clock of this process (`ManualClock` in tests). Every limiter sharing a name must use the same one:
-      /// with it, each key answers exactly as a ``KeyedRateLimiter`` on the same clock would.
+      /// with it, each key answers exactly as a `KeyedRateLimiter` on the same clock would.
       public static func clock(_ clock: some RateLimitClock) -> Time { Time(clock: clock) }
     }
   }

@@ -2,19 +2,23 @@
   public import PostgresNIO
   @_spi(RateLimitIntegration) import RateLimit
 
-  /// The rules of ``KeyedRateLimiter``, kept in PostgreSQL: every process that uses the same database and `name`
+  /// The rules of `KeyedRateLimiter`, kept in PostgreSQL: every process that uses the same database and `name`
   /// shares one limit per key.
   ///
-  /// A server runs as several instances; with a ``KeyedRateLimiter`` in each, three instances let three times the
+  /// A server runs as several instances; with a `KeyedRateLimiter` in each, three instances let three times the
   /// limit through, and one that restarts forgets every key. This limiter keeps each key's state in one row that
   /// every instance shares, and decides in the database, one statement (one round trip) a decision:
   ///
   /// ```swift
-  /// // Three instances of one server, one limit: 100 requests per minute per client, bursts of 20.
-  /// let client = PostgresClient(configuration: config)   // run it: `await client.run()`
+  /// // Three instances of one server, one limit: 100 requests
+  /// // per minute per client, bursts of 20.
+  /// let client = PostgresClient(configuration: config)
+  /// // … and run it: `await client.run()`
   /// let perClient = PostgresRateLimiter(
-  ///   client: client, name: "api", limit: 100, per: .seconds(60), burst: 20,
-  ///   whenUnavailable: .fallback(KeyedRateLimiter(limit: 34, per: .seconds(60))))
+  ///   client: client, name: "api", limit: 100, per: .seconds(60),
+  ///   burst: 20,
+  ///   whenUnavailable: .fallback(
+  ///     KeyedRateLimiter(limit: 34, per: .seconds(60))))
   /// try await perClient.prepare()
   /// if try await perClient.tryAcquire(for: clientID) {
   ///   try await handle(request)
@@ -23,8 +27,8 @@
   /// }
   /// ```
   ///
-  /// - **The same rules.** For one `name`, each key behaves as one ``RateLimiter`` with the same parameters,
-  ///   whichever process asks: with `time: .clock(c)`, the same answers as a ``KeyedRateLimiter`` on `c`, to the
+  /// - **The same rules.** For one `name`, each key behaves as one `RateLimiter` with the same parameters,
+  ///   whichever process asks: with `time: .clock(c)`, the same answers as a `KeyedRateLimiter` on `c`, to the
   ///   nanosecond. Only `cancel()` of a token bucket's booking differs (see ``Reservation/cancel()``).
   /// - **Atomic.** Decisions on one key are serialized by the key's row lock, and each reads "now" only once it
   ///   holds it, never behind the key's latest "now": no key is ever granted more than its rule allows.
@@ -34,7 +38,7 @@
   ///   own, at most once per `window` (at least once a minute), a bounded batch at a time.
   ///
   /// Times are whole nanoseconds; a `window`, `maxDelay` or instant beyond the 292-year horizon of `Int64`
-  /// saturates there, as for ``RateLimiter``.
+  /// saturates there, as for `RateLimiter`.
   public final class PostgresRateLimiter: Sendable {
     /// Keys (and names) longer than this many UTF-8 bytes are refused.
     public static let maximumKeyLength = 1_024
@@ -128,8 +132,13 @@
     /// index, and the functions `ratelimit_clock`, `ratelimit_decide`, `ratelimit_cancel` and `ratelimit_sweep`.
     /// It needs `CREATE` on the schema the first time, then `SELECT`, `INSERT`, `UPDATE` and `DELETE` on the table
     /// and `EXECUTE` on the functions.
+    ///
+    /// - Throws: ``PostgresRateLimiterError/unavailable(underlying:)`` if the database does not answer within
+    ///   10 seconds (or ``timeout``, if longer); PostgresNIO's own error if a statement fails (a missing
+    ///   privilege).
     public func prepare() async throws {
-      try await client.query(PostgresQuery(unsafeSQL: Schema.prepare))
+      let query = PostgresQuery(unsafeSQL: Schema.prepare)
+      _ = try await throwingUnavailable { try await run(query, as: Int32.self, within: max(timeout, .seconds(10))) }
     }
 
     /// Takes `permits` for `key` now if they can be granted now; never waits, never books for later.

@@ -1,16 +1,21 @@
 #if Postgres
   public import RateLimit
 
-  /// The in-process ``KeyedRateLimiter`` and the shared ``PostgresRateLimiter`` behind one protocol, so that server
+  /// The in-process `KeyedRateLimiter` and the shared ``PostgresRateLimiter`` behind one protocol, so that server
   /// code (a middleware) takes either.
   ///
   /// ```swift
-  /// func limit(_ request: Request, by limiter: some SharedKeyedLimiter) async throws -> Response? {
-  ///   if try await limiter.tryAcquire(1, for: request.clientID) { return nil }   // go on
-  ///   let wait = try await limiter.retryAfter(1, for: request.clientID) ?? .seconds(60)
-  ///   return Response(status: 429, retryAfterSeconds: wait.wholeSecondsRoundedUp)
+  /// func admit(
+  ///   _ key: String, by limiter: some SharedKeyedLimiter
+  /// ) async throws -> Duration? {
+  ///   if try await limiter.tryAcquire(1, for: key) { return nil }
+  ///   // Refused: how long until a retry can succeed (Retry-After).
+  ///   return try await limiter.retryAfter(1, for: key)
+  ///     ?? .seconds(3600)
   /// }
   /// ```
+  ///
+  /// The article "One limit across a fleet" shows a middleware for Hummingbird and for Vapor.
   public protocol SharedKeyedLimiter: Sendable {
     /// Takes `permits` for `key` now if they can be granted now; never waits, never books for later.
     func tryAcquire(_ permits: Int, for key: String) async throws -> Bool

@@ -95,23 +95,24 @@
 
     /// Sends `query` within `timeout` and decodes its first row; an error that means "unavailable" becomes
     /// ``Unavailable``, any other is thrown as it is.
-    func run<Row: Sendable>(_ query: PostgresQuery, as type: Row.Type) async throws -> Row?
+    func run<Row: Sendable>(_ query: PostgresQuery, as type: Row.Type, within limit: Duration? = nil) async throws
+      -> Row?
     where Row: PostgresDecodable {
-      try await run(query) { try $0.decode(Row.self) }
+      try await run(query, within: limit ?? timeout) { try $0.decode(Row.self) }
     }
 
     func run<each Column: PostgresDecodable & Sendable>(
       _ query: PostgresQuery, as type: (repeat each Column).Type
     ) async throws -> (repeat each Column)? {
-      try await run(query) { try $0.decode((repeat each Column).self) }
+      try await run(query, within: timeout) { try $0.decode((repeat each Column).self) }
     }
 
     private func run<Row: Sendable>(
-      _ query: PostgresQuery, decode: @escaping @Sendable (PostgresRow) throws -> Row
+      _ query: PostgresQuery, within limit: Duration, decode: @escaping @Sendable (PostgresRow) throws -> Row
     ) async throws -> Row? {
       let client = self.client
       do {
-        return try await withDeadline(timeout) {
+        return try await withDeadline(limit) {
           for try await row in try await client.query(query) { return try decode(row) }
           return nil
         }

@@ -1,0 +1,30 @@
+// swift-tools-version: 6.1
+// PostgresRateLimiter's cost per decision, beside `SELECT 1` through the same client and the in-process
+// KeyedRateLimiter, in one run. A package of its own, so that the other benchmarks build without PostgresNIO.
+// From the repository root:
+//   bash scripts/with-postgres.sh swift run -c release --package-path Benchmarks/Postgres postgres-benchmark
+import Foundation
+import PackageDescription
+
+/// A path dependency's identity is the name of its folder, which is whatever the clone is called.
+let rateLimitPackage = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+  .deletingLastPathComponent().lastPathComponent
+
+let package = Package(
+  name: "PostgresBenchmark",
+  platforms: [.macOS(.v13)],
+  dependencies: [
+    .package(path: "../..", traits: ["Postgres"]),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+  ],
+  targets: [
+    .executableTarget(
+      name: "postgres-benchmark",
+      dependencies: [
+        .product(name: "RateLimit", package: rateLimitPackage),
+        .product(name: "RateLimitPostgres", package: rateLimitPackage),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+      ])
+  ],
+  swiftLanguageModes: [.v6]
+)
