@@ -10,7 +10,7 @@
   /// key's latest one. So however many processes ask, no key is granted more than its rule allows.
   enum Schema {
     /// Bumped whenever what `prepare()` creates changes; `prepare()` migrates anything older.
-    static let version = 1
+    static let version = 2
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
     /// processes may prepare at once. One statement: a `DO` block is one transaction.
@@ -22,8 +22,8 @@
         IF (SELECT max(version) FROM ratelimit_schema) IS NOT DISTINCT FROM \(version) THEN
           RETURN;
         END IF;
-        -- Version 1 is the first: nothing older to migrate. The state is a cache of recent decisions, so a
-        -- later version may drop what an earlier one made.
+        -- The state is a cache of recent decisions: an older version's table is dropped, and every key is fresh.
+        -- (Version 1 kept no running totals.)
         DROP TABLE IF EXISTS ratelimit_keys;
         \(keysTable)
         \(clockFunction)
@@ -50,6 +50,9 @@
           times bigint[] NOT NULL DEFAULT '{}',
           permits bigint[] NOT NULL DEFAULT '{}',
           ids bigint[] NOT NULL DEFAULT '{}',
+          -- Window: running totals of permits (cum[i] = permits booked up to booking i), so that the permits in
+          -- any window are one subtraction away, found by binary search over the instants.
+          cum bigint[] NOT NULL DEFAULT '{}',
           next_id bigint NOT NULL DEFAULT 0,
           -- Token bucket: credit at last (NULL: full), last, and the state before the latest booking, for cancel.
           tokens numeric,
@@ -91,6 +94,13 @@
           first integer;
           in_window bigint;
           deadline bigint;
+          ts bigint[];
+          ps bigint[];
+          cs bigint[];
+          lo integer;
+          hi integer;
+          mid integer;
+          bound bigint;
           full_credit numeric;
           credit numeric;
           wait numeric;
@@ -100,8 +110,8 @@
           IF p_mode = 2 THEN
               SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
               IF NOT FOUND THEN
-                  r := ROW(p_name, p_key, -9223372036854775808, -9223372036854775808, '{}', '{}', '{}', 0,
-                           NULL, -9223372036854775808, NULL, NULL, NULL);
+                  r := ROW(p_name, p_key, -9223372036854775808, -9223372036854775808, '{}', '{}', '{}', '{}',
+                           0, NULL, -9223372036854775808, NULL, NULL, NULL);
               END IF;
           ELSE
               -- The key's lock first, then "now": a decision never acts on an older "now" than one before it.
@@ -123,24 +133,38 @@
           deadline := least(o_now::numeric + coalesce(p_max_delay, big), big)::bigint;
           n := coalesce(array_length(r.times, 1), 0);
           IF p_burst IS NULL THEN
-              -- Sliding window: bookings at or before now - T have left it for good.
-              WHILE i <= n AND r.times[i] <= o_now::numeric - p_window LOOP i := i + 1; END LOOP;
-              first := i;
-              o_time := greatest(o_now, coalesce(r.times[n], o_now));
-              in_window := coalesce((SELECT sum(x) FROM unnest(r.permits[first:n]) x), 0);
-              WHILE i <= n AND r.times[i] <= o_time::numeric - p_window LOOP
-                  in_window := in_window - r.permits[i]; i := i + 1;
+              -- Sliding window. Instants ascend: binary search for the first booking after now - T (those at or
+              -- before it have left the window for good), then for the first one in (s - T, s].
+              ts := r.times;
+              ps := r.permits;
+              cs := r.cum;
+              bound := greatest(o_now::numeric - p_window, -9223372036854775808)::bigint;
+              lo := 1; hi := n + 1;
+              WHILE lo < hi LOOP
+                  mid := (lo + hi) / 2;
+                  IF ts[mid] <= bound THEN lo := mid + 1; ELSE hi := mid; END IF;
               END LOOP;
-              WHILE in_window + p_permits > p_limit AND i <= n LOOP
-                  o_time := least(r.times[i]::numeric + p_window, big)::bigint;
+              first := lo;
+              o_time := greatest(o_now, coalesce(ts[n], o_now));
+              bound := greatest(o_time::numeric - p_window, -9223372036854775808)::bigint;
+              hi := n + 1;
+              WHILE lo < hi LOOP
+                  mid := (lo + hi) / 2;
+                  IF ts[mid] <= bound THEN lo := mid + 1; ELSE hi := mid; END IF;
+              END LOOP;
+              in_window := CASE WHEN lo <= n THEN cs[n] - cs[lo] + ps[lo] ELSE 0 END;
+              -- Slide until enough of the oldest bookings have left: the oldest leaves at its instant + T.
+              WHILE in_window + p_permits > p_limit AND lo <= n LOOP
+                  o_time := least(ts[lo]::numeric + p_window, big)::bigint;
                   EXIT WHEN o_time = big;  -- the 292-year horizon
-                  WHILE i <= n AND r.times[i] <= o_time::numeric - p_window LOOP
-                      in_window := in_window - r.permits[i]; i := i + 1;
-                  END LOOP;
+                  bound := greatest(o_time::numeric - p_window, -9223372036854775808)::bigint;
+                  WHILE lo <= n AND ts[lo] <= bound LOOP lo := lo + 1; END LOOP;
+                  in_window := CASE WHEN lo <= n THEN cs[n] - cs[lo] + ps[lo] ELSE 0 END;
               END LOOP;
               IF p_mode = 2 OR o_time > deadline THEN RETURN; END IF;
-              r.times := r.times[first:n] || o_time;
-              r.permits := r.permits[first:n] || p_permits;
+              r.times := ts[first:n] || o_time;
+              r.permits := ps[first:n] || p_permits;
+              r.cum := cs[first:n] || (coalesce(cs[n], 0) + p_permits);
               r.ids := r.ids[first:n] || r.next_id;
               r.rest_at := least(o_time::numeric + p_window, big)::bigint;
           ELSE
@@ -170,7 +194,7 @@
           o_booked := true;
           o_id := r.next_id;
           UPDATE ratelimit_keys SET latest = o_now, rest_at = r.rest_at, times = r.times, permits = r.permits,
-              ids = r.ids, next_id = r.next_id + 1, tokens = r.tokens, last = r.last,
+              ids = r.ids, cum = r.cum, next_id = r.next_id + 1, tokens = r.tokens, last = r.last,
               before_tokens = r.before_tokens, before_last = r.before_last, before_id = r.before_id
               WHERE name = p_name AND key = p_key;
       END
@@ -203,6 +227,11 @@
               r.tokens := r.before_tokens;
               r.last := r.before_last;
           END IF;
+          IF p_burst IS NULL THEN
+              -- Later running totals no longer count the booking.
+              FOR j IN at + 1..n LOOP r.cum[j] := r.cum[j] - r.permits[at]; END LOOP;
+              r.cum := r.cum[1:at - 1] || r.cum[at + 1:n];
+          END IF;
           r.times := r.times[1:at - 1] || r.times[at + 1:n];
           r.permits := r.permits[1:at - 1] || r.permits[at + 1:n];
           r.ids := r.ids[1:at - 1] || r.ids[at + 1:n];
@@ -218,7 +247,7 @@
                   CASE WHEN n = 0 THEN -9223372036854775808 ELSE least(r.times[n]::numeric + 1, big)::bigint END);
           END IF;
           UPDATE ratelimit_keys SET latest = now_, rest_at = r.rest_at, times = r.times, permits = r.permits,
-              ids = r.ids, tokens = r.tokens, last = r.last, before_id = NULL
+              ids = r.ids, cum = r.cum, tokens = r.tokens, last = r.last, before_id = NULL
               WHERE name = p_name AND key = p_key;
       END
       $f$;
