@@ -95,13 +95,20 @@ import Testing
     let limiter = makeLimiter(kind, interval: .zero, queue: DispatchQueue(label: "slow"), clock: clock) {
       (value: Int) in recorder.record(value)
     }
-    let first = Thread { limiter.call(1) }
+    let handedOver = DispatchSemaphore(value: 0)
+    let first = Thread {
+      limiter.call(1)
+      handedOver.signal()
+    }
     first.start()
     clock.entered.wait()  // run 1 is decided; its hand-over is stuck in the clock
     limiter.call(2)  // run 2 is decided and handed over
     clock.release.signal()
-    while clock.base.scheduledCount < 2 { usleep(100) }  // the first thread finishes handing over
-    clock.base.run()
+    handedOver.wait()  // the first thread finishes handing over
+    // Kept alive until its runs are delivered: the first thread's closure held the last other reference, and
+    // dropping a limiter is `invalidate()` (a delivery after it starts nothing). Without this the test failed
+    // under ThreadSanitizer, once in a few runs, with [1]: the thread exited between the two deliveries.
+    withExtendedLifetime(limiter) { clock.base.run() }
     #expect(recorder.values == [1, 2])
   }
 
