@@ -30,8 +30,9 @@
   /// - **The same rules.** For one `name`, each key behaves as one `RateLimiter` with the same parameters,
   ///   whichever process asks: with `time: .clock(c)`, the same answers as a `KeyedRateLimiter` on `c`, to the
   ///   nanosecond. Only `cancel()` of a token bucket's booking differs (see ``Reservation/cancel()``).
-  /// - **Atomic.** Decisions on one key are serialized by the key's row lock, and each reads "now" only once it
-  ///   holds it, never behind the key's latest "now": no key is ever granted more than its rule allows.
+  /// - **Atomic.** Decisions on one key are serialized by a lock per key (transaction-scoped, advisory), and each
+  ///   reads the key's state and "now" only once it holds it, never behind the key's latest "now": no key is ever
+  ///   granted more than its rule allows.
   /// - **The database's clock** by default (``Time/database``): instances with skewed clocks still agree.
   /// - **When the database cannot answer** within `timeout`, ``WhenUnavailable`` decides; nothing waits longer.
   /// - **Storage follows the active keys**: a key at rest holds no row once swept, and decisions sweep on their

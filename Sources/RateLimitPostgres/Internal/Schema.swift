@@ -5,12 +5,13 @@
   /// as `RateLimiter` counts them. Keys and names are `bytea` (PostgreSQL `text` cannot hold NUL), always bound
   /// parameters, never SQL text.
   ///
-  /// One row per key in use (`ratelimit_keys`), locked for the length of one decision: every decision on a key is
-  /// one statement, serialized by that row lock, and reads "now" only once it holds the lock, never behind the
-  /// key's latest one. So however many processes ask, no key is granted more than its rule allows.
+  /// One row per key in use (`ratelimit_keys`). Every decision on a key is one statement that first takes the
+  /// key's transaction-scoped advisory lock, then reads the row and "now" (never behind the key's latest one), and
+  /// writes the row once: so however many processes ask, decisions on a key are serialized and none is granted
+  /// more than its rule allows.
   enum Schema {
     /// Bumped whenever what `prepare()` creates changes; `prepare()` migrates anything older.
-    static let version = 2
+    static let version = 3
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
     /// processes may prepare at once. One statement: a `DO` block is one transaction.
@@ -27,6 +28,7 @@
         DROP TABLE IF EXISTS ratelimit_keys;
         \(keysTable)
         \(clockFunction)
+        \(lockKeyFunction)
         \(decideFunction)
         \(cancelFunction)
         \(sweepFunction)
@@ -64,6 +66,14 @@
       );
       -- The sweep finds keys at rest by this index, never by scanning the keys in use.
       CREATE INDEX ratelimit_keys_rest ON ratelimit_keys (name, rest_at);
+      """
+
+    /// The advisory lock of one key of one name (64 bits of a hash of both: two keys that collide only wait for
+    /// each other). `bytea::text` is hex, so the separator is unambiguous.
+    static let lockKeyFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_lock_key(p_name bytea, p_key bytea) RETURNS bigint
+      LANGUAGE sql IMMUTABLE STRICT AS
+      $f$ SELECT hashtextextended(p_name::text || '/' || p_key::text, 7240317146390512431) $f$;
       """
 
     /// The database's clock in whole nanoseconds since the Unix epoch (microseconds on most servers).
@@ -107,19 +117,16 @@
       BEGIN
           o_booked := false;
           o_swept := 0;
-          IF p_mode = 2 THEN
-              SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
-              IF NOT FOUND THEN
-                  r := ROW(p_name, p_key, -9223372036854775808, -9223372036854775808, '{}', '{}', '{}', '{}',
-                           0, NULL, -9223372036854775808, NULL, NULL, NULL);
-              END IF;
-          ELSE
-              -- The key's lock first, then "now": a decision never acts on an older "now" than one before it.
-              LOOP
-                  SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key FOR UPDATE;
-                  EXIT WHEN FOUND;
-                  INSERT INTO ratelimit_keys (name, key) VALUES (p_name, p_key) ON CONFLICT DO NOTHING;
-              END LOOP;
+          IF p_mode <> 2 THEN
+              -- The key's lock first, then its row and "now": a decision never acts on an older state or "now"
+              -- than the one before it. An advisory lock (held to the end of the transaction) writes nothing,
+              -- where a row lock would write the row twice.
+              PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
+          END IF;
+          SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
+          IF NOT FOUND THEN
+              r := ROW(p_name, p_key, -9223372036854775808, -9223372036854775808, '{}', '{}', '{}', '{}',
+                       0, NULL, -9223372036854775808, NULL, NULL, NULL);
           END IF;
           o_now := greatest(coalesce(p_now, ratelimit_clock()), r.latest);
           IF p_sweep > 0 THEN
@@ -197,6 +204,12 @@
               ids = r.ids, cum = r.cum, next_id = r.next_id + 1, tokens = r.tokens, last = r.last,
               before_tokens = r.before_tokens, before_last = r.before_last, before_id = r.before_id
               WHERE name = p_name AND key = p_key;
+          IF NOT FOUND THEN
+              -- A new key, or a row the sweep deleted since it was read (it was at rest, as fresh as this).
+              r.latest := o_now;
+              r.next_id := r.next_id + 1;
+              INSERT INTO ratelimit_keys SELECT r.*;
+          END IF;
       END
       $f$;
       """
@@ -217,7 +230,8 @@
           n integer;
           full_credit numeric;
       BEGIN
-          SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key FOR UPDATE;
+          PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
+          SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
           IF NOT FOUND THEN RETURN; END IF;
           now_ := greatest(coalesce(p_now, ratelimit_clock()), r.latest);
           at := array_position(r.ids, p_id);
