@@ -58,7 +58,8 @@ func microseconds(_ duration: Duration) -> String {
 
 func row(_ label: String, _ m: Measurement, floor: Measurement?) -> String {
   let ratio = floor.map { String(format: "%.2f×", ratioOf(m.p50, $0.p50)) } ?? ""
-  return "| \(label) | \(String(format: "%.0f", m.perSecond)) | \(microseconds(m.p50)) | \(microseconds(m.p99)) | \(ratio) |"
+  let perSecond = String(format: "%.0f", m.perSecond)
+  return "| \(label) | \(perSecond) | \(microseconds(m.p50)) | \(microseconds(m.p99)) | \(ratio) |"
 }
 
 func ratioOf(_ a: Duration, _ b: Duration) -> Double {
@@ -89,7 +90,8 @@ for connections in [1, 4] {
     _ = try await measure(tasks: 1, count: 100_000) { index in _ = try await limiter.tryAcquire(for: keys[index]) }
     _ = try await measure(tasks: 1, count: 100_000) { index in _ = try await bucket.tryAcquire(for: keys[index]) }
   }
-  print("<!-- \(connections) connection(s): rows of the window's name after the warm-up: \(try await limiter.count()) -->")
+  print(
+    "<!-- \(connections) connection(s): rows of the window's name after the warm-up: \(try await limiter.count()) -->")
 
   let floor = try await measure(tasks: connections, count: decisions) { _ in try await client.query("SELECT 1") }
   print(row("`SELECT 1`, \(connections) connection\(connections == 1 ? "" : "s")", floor, floor: floor))
