@@ -127,10 +127,11 @@
 
     /// Creates the table and functions it needs if they are missing (or migrates older ones), in the connection's
     /// current schema, under names starting `ratelimit_`. Idempotent and safe from many processes at once (one
-    /// transaction under an advisory lock); needs no other setup. Not subject to ``timeout`` or the policy.
+    /// transaction under an advisory lock); needs no other setup. Not subject to the policy.
     ///
     /// It creates `ratelimit_schema` (the version), `ratelimit_keys` (UNLOGGED: one row per key in use) with an
-    /// index, and the functions `ratelimit_clock`, `ratelimit_decide`, `ratelimit_cancel` and `ratelimit_sweep`.
+    /// index, and the functions `ratelimit_clock`, `ratelimit_lock_key`, `ratelimit_decide`, `ratelimit_cancel`
+    /// and `ratelimit_sweep`.
     /// It needs `CREATE` on the schema the first time, then `SELECT`, `INSERT`, `UPDATE` and `DELETE` on the table
     /// and `EXECUTE` on the functions.
     ///
@@ -151,18 +152,13 @@
     /// - Complexity: One round trip, one statement.
     public func tryAcquire(_ permits: Int = 1, for key: String) async throws -> Bool {
       requirePositive(permits, "permits")
-      let key = try Self.keyBytes(key)
+      let keyBytes = try Self.keyBytes(key)
       if permits > capacity { return false }
       if isUnlimited { return true }
       do {
-        return try await decide(.tryAcquire, permits, key: key, maxDelay: 0).booked
+        return try await decide(.tryAcquire, permits, key: keyBytes, maxDelay: 0).booked
       } catch let error as Unavailable {
-        switch whenUnavailable {
-        case .throwError: throw error.error
-        case .allow: return true
-        case .deny: return false
-        case .fallback(let local): return local.tryAcquire(permits, for: String(buffer: key))
-        }
+        return try answer(error, allow: true, deny: false) { $0.tryAcquire(permits, for: key) }
       }
     }
 
@@ -234,19 +230,14 @@
     ///   ``whenUnavailable`` says (`.allow`: `.zero`; `.deny`: `nil`).
     public func retryAfter(_ permits: Int = 1, for key: String) async throws -> Duration? {
       requirePositive(permits, "permits")
-      let key = try Self.keyBytes(key)
+      let keyBytes = try Self.keyBytes(key)
       if permits > capacity { return nil }
       if isUnlimited { return .zero }
       do {
-        let decision = try await decide(.retryAfter, permits, key: key, maxDelay: nil)
+        let decision = try await decide(.retryAfter, permits, key: keyBytes, maxDelay: nil)
         return .nanoseconds(max(0, decision.time &- decision.now))
       } catch let error as Unavailable {
-        switch whenUnavailable {
-        case .throwError: throw error.error
-        case .allow: return .zero
-        case .deny: return nil
-        case .fallback(let local): return local.retryAfter(permits, for: String(buffer: key))
-        }
+        return try answer(error, allow: .zero, deny: nil) { $0.retryAfter(permits, for: key) }
       }
     }
 
@@ -299,12 +290,23 @@
             permits: permits, key: key, time: .nanoseconds(decision.time), delay: delay,
             canceller: .database(self, id: decision.id)))
       } catch let error as Unavailable {
-        switch whenUnavailable {
-        case .throwError: throw error.error
-        case .allow: return .booked(Reservation(permits: permits, key: key, at: localNow()))
-        case .deny: return .denied(error.error)
-        case .fallback(let local): return .fallback(local)
-        }
+        return try answer(
+          error, allow: .booked(Reservation(permits: permits, key: key, at: localNow())),
+          deny: .denied(error.error), fallback: Outcome.fallback)
+      }
+    }
+
+    /// What ``whenUnavailable`` answers for a decision the database could not make: throw, `allow`'s answer,
+    /// `deny`'s, or the fallback limiter's.
+    func answer<Value>(
+      _ unavailable: Unavailable, allow: @autoclosure () -> Value, deny: @autoclosure () -> Value,
+      fallback: (KeyedRateLimiter<String>) -> Value
+    ) throws -> Value {
+      switch whenUnavailable {
+      case .throwError: throw unavailable.error
+      case .allow: return allow()
+      case .deny: return deny()
+      case .fallback(let local): return fallback(local)
       }
     }
 

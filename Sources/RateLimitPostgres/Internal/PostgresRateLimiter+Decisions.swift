@@ -54,9 +54,8 @@
         \(mode.rawValue), \(sweep))
         """
       let row = try await run(query, as: (Int64, Int64, Int64?, Bool, Int32).self)
-      guard let (time, now, id, booked, swept) = row else {
-        throw Unavailable(error: .unavailable(underlying: NoRow()))
-      }
+      // The function always returns a row: none is a bug, not an outage.
+      guard let (time, now, id, booked, swept) = row else { throw NoRow() }
       // A full batch: more keys at rest may be left, so the next decision sweeps again.
       if swept >= Self.sweepBatch { nextSweep.withLock { $0 = .zero } }
       return Decision(time: time, now: now, id: id ?? -1, booked: booked)

@@ -6,14 +6,7 @@
 /// waiters' own queue. Throws `CancellationError` at once if the calling task is cancelled first.
 @_spi(RateLimitIntegration)
 public func _waitForInstant(_ instant: Duration, on clock: some RateLimitClock) async throws {
-  let clock = PermitClock(clock)
-  let waiter = PermitWaiter()
-  clock.schedule(at: Nanoseconds.roundingUp(instant)) { waiter.grant() }
-  try await withTaskCancellationHandler {
-    try await waiter.wait()
-  } onCancel: {
-    _ = waiter.cancel()
-  }
+  try await waitForInstant(Nanoseconds.roundingUp(instant), on: PermitClock(clock)) {}
 }
 
 /// `duration` in whole nanoseconds as the permit rules count it: rounded up (`up`) or down, saturating at the

@@ -107,12 +107,21 @@ func awaitBooking(
     if booked.time <= now { return }
     booking = booked
   }
+  try await waitForInstant(booking.time, on: clock) { canceller.cancel(booking) }
+}
+
+/// Waits until `clock` reaches `instant`, with exactly one piece of work scheduled on it, resumed on the waiters'
+/// queue. If the calling task is cancelled first, runs `cancelledFirst` (once, in the cancellation handler) and
+/// throws `CancellationError` at once.
+func waitForInstant(
+  _ instant: Int64, on clock: PermitClock, cancelledFirst: @escaping @Sendable () -> Void
+) async throws {
   let waiter = PermitWaiter()
-  clock.schedule(at: booking.time) { waiter.grant() }
+  clock.schedule(at: instant) { waiter.grant() }
   try await withTaskCancellationHandler {
     try await waiter.wait()
   } onCancel: {
-    if waiter.cancel() { canceller.cancel(booking) }
+    if waiter.cancel() { cancelledFirst() }
   }
 }
 
