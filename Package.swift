@@ -8,13 +8,20 @@ let upcomingFeatures: [SwiftSetting] = [
   .enableUpcomingFeature("InternalImportsByDefault"),  // SE-0409
 ]
 
-/// Optional integrations, each off by default and each guarding one module's dependency: an app that enables
-/// none of them resolves, fetches and builds no package at all.
+/// Optional integrations, each off by default and each guarding one module's dependencies: an app that enables
+/// none of them resolves, fetches and builds no package at all, and one that enables only `Hummingbird` resolves
+/// no PostgresNIO and no Vapor.
 let traits: Set<Trait> = [
   .trait(
     name: "Postgres",
     description: "PostgresRateLimiter (module RateLimitPostgres): one limit per key shared by every process, in "
       + "PostgreSQL, through PostgresNIO."),
+  .trait(
+    name: "Hummingbird",
+    description: "RateLimitMiddleware for Hummingbird 2 (module RateLimitHummingbird)."),
+  .trait(
+    name: "Vapor",
+    description: "RateLimitMiddleware for Vapor 4 (module RateLimitVapor)."),
   .default(enabledTraits: []),
 ]
 
@@ -23,15 +30,26 @@ let package = Package(
   platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
   products: [
     .library(name: "RateLimit", targets: ["RateLimit"]),
+    .library(name: "RateLimitHTTP", targets: ["RateLimitHTTP"]),
     .library(name: "RateLimitPostgres", targets: ["RateLimitPostgres"]),
+    .library(name: "RateLimitHummingbird", targets: ["RateLimitHummingbird"]),
+    .library(name: "RateLimitVapor", targets: ["RateLimitVapor"]),
     .executable(name: "rate-limit-demo", targets: ["rate-limit-demo"]),
   ],
   traits: traits,
   dependencies: [
-    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0")
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+    .package(url: "https://github.com/vapor/vapor", from: "4.100.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
   ],
   targets: [
     .target(name: "RateLimit", swiftSettings: upcomingFeatures),
+    // HTTP without a framework: policies, the RateLimit header fields, client keys. No dependency.
+    .target(name: "RateLimitHTTP", dependencies: ["RateLimit"], swiftSettings: upcomingFeatures),
     // The shared store. Without the `Postgres` trait the module is empty and PostgresNIO is never resolved.
     .target(
       name: "RateLimitPostgres",
@@ -40,19 +58,46 @@ let package = Package(
         .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
       ],
       swiftSettings: upcomingFeatures),
+    // The middlewares: each a thin layer over RateLimitHTTP, empty without its trait.
+    .target(
+      name: "RateLimitHummingbird",
+      dependencies: [
+        "RateLimit", "RateLimitHTTP",
+        .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+        .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Hummingbird"])),
+        .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Hummingbird"])),
+        .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Hummingbird"])),
+        .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),
+      ],
+      swiftSettings: upcomingFeatures),
+    .target(
+      name: "RateLimitVapor",
+      dependencies: [
+        "RateLimit", "RateLimitHTTP",
+        .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
+        .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Vapor"])),
+        .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Vapor"])),
+        .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Vapor"])),
+      ],
+      swiftSettings: upcomingFeatures),
     // The documentation's diagrams: scenarios played on a ManualClock, drawn as text and SVG. Not a product:
     // the demo draws them (`--svg`), the tests check them.
     .target(name: "RateLimitDiagrams", dependencies: ["RateLimit"], swiftSettings: upcomingFeatures),
     .executableTarget(
       name: "rate-limit-demo",
       dependencies: [
-        "RateLimit", "RateLimitDiagrams",
+        "RateLimit", "RateLimitDiagrams", "RateLimitHTTP",
         .target(name: "RateLimitPostgres", condition: .when(traits: ["Postgres"])),
         .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+        .target(name: "RateLimitHummingbird", condition: .when(traits: ["Hummingbird"])),
+        .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+        .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),
       ],
       swiftSettings: upcomingFeatures),
     .testTarget(
       name: "RateLimitTests", dependencies: ["RateLimit", "RateLimitDiagrams"], swiftSettings: upcomingFeatures),
+    .testTarget(
+      name: "RateLimitHTTPTests", dependencies: ["RateLimit", "RateLimitHTTP"], swiftSettings: upcomingFeatures),
     // Runs against a real PostgreSQL server (RATELIMIT_POSTGRES_URL); empty without the trait.
     .testTarget(
       name: "RateLimitPostgresTests",
@@ -60,6 +105,30 @@ let package = Package(
         "RateLimit",
         .target(name: "RateLimitPostgres", condition: .when(traits: ["Postgres"])),
         .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+      ],
+      swiftSettings: upcomingFeatures),
+    // The middlewares through the frameworks' own test libraries and a live server; empty without the traits.
+    .testTarget(
+      name: "RateLimitHummingbirdTests",
+      dependencies: [
+        "RateLimit", "RateLimitHTTP",
+        .target(name: "RateLimitHummingbird", condition: .when(traits: ["Hummingbird"])),
+        .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+        .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+        .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),
+        .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Hummingbird"])),
+        .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Hummingbird"])),
+        .target(name: "RateLimitPostgres", condition: .when(traits: ["Postgres"])),
+        .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+      ],
+      swiftSettings: upcomingFeatures),
+    .testTarget(
+      name: "RateLimitVaporTests",
+      dependencies: [
+        "RateLimit", "RateLimitHTTP",
+        .target(name: "RateLimitVapor", condition: .when(traits: ["Vapor"])),
+        .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
+        .product(name: "VaporTesting", package: "vapor", condition: .when(traits: ["Vapor"])),
       ],
       swiftSettings: upcomingFeatures),
   ],

@@ -26,12 +26,12 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
   public let window: Duration
   /// B, per key; `nil` for strict sliding windows.
   public let burst: Int?
-  private let store: Store
+  let store: Store
 
   /// The two stores, each concrete so that its code is specialized for its rule. The entry points are also
   /// specialized (`@_specialize`) for `String` and `Int` keys: the generic body, which other key types run, calls
   /// the rule and the dictionary through witness tables and is about 5 times slower.
-  private enum Store: Sendable {
+  enum Store: Sendable {
     case window(KeyedPermitStore<Key, SlidingWindow<KeyedWindowLog>>)
     case bucket(KeyedPermitStore<Key, TokenBucket>)
 

@@ -51,11 +51,11 @@ public final class RateLimiter: Sendable {
   /// B, the bucket's size; `nil` for a strict sliding window.
   public let burst: Int?
   /// The rule's state behind its lock: a sliding window's or a token bucket's.
-  private let core: Core
+  let core: Core
 
   /// The two cores, each concrete so that its code is specialized (an existential over the generic core would run
   /// unspecialized generic code on every call: 6 times the cost).
-  private enum Core: Sendable {
+  enum Core: Sendable {
     case window(PermitCore<SlidingWindow<BookingLog>>)
     case bucket(PermitCore<TokenBucket>)
 

@@ -67,6 +67,12 @@
     let localClock: any RateLimitClock
     /// When the next decision sweeps, on `localClock`.
     let nextSweep = _Locked(Duration.zero)
+    /// The outage back-off: decisions go straight to the policy for a while after the database failed.
+    let outage = Outage()
+    /// Keys the database refused, answered here until they can grant again; `nil` with `localRefusals: false`.
+    let localRefusals: LocalRefusals?
+    /// Whether `prepare()` has succeeded in this process (decisions prepare first until it has).
+    let isPrepared = _Locked(false)
 
     var capacity: Int { burst ?? limit }
     var isUnlimited: Bool { window == .zero }
@@ -84,9 +90,11 @@
     ///   - timeout: The longest a decision waits for the database; 250 ms by default.
     public init(
       client: PostgresClient, name: String, limit: Int, per window: Duration, time: Time = .database,
-      whenUnavailable: WhenUnavailable = .throwError, timeout: Duration = .milliseconds(250)
+      whenUnavailable: WhenUnavailable = .throwError, timeout: Duration = .milliseconds(250),
+      localRefusals: Bool = true
     ) {
       (self.client, self.name, self.limit, self.window, self.burst) = (client, name, limit, window, nil)
+      self.localRefusals = localRefusals ? LocalRefusals() : nil
       (self.time, self.whenUnavailable, self.timeout) = (time, whenUnavailable, timeout)
       (nameBytes, windowNanoseconds, localClock) = Self.checked(name, limit, window, nil, timeout, time)
     }
@@ -104,9 +112,11 @@
     ///   - timeout: The longest a decision waits for the database; 250 ms by default.
     public init(
       client: PostgresClient, name: String, limit: Int, per window: Duration, burst: Int, time: Time = .database,
-      whenUnavailable: WhenUnavailable = .throwError, timeout: Duration = .milliseconds(250)
+      whenUnavailable: WhenUnavailable = .throwError, timeout: Duration = .milliseconds(250),
+      localRefusals: Bool = true
     ) {
       (self.client, self.name, self.limit, self.window, self.burst) = (client, name, limit, window, burst)
+      self.localRefusals = localRefusals ? LocalRefusals() : nil
       (self.time, self.whenUnavailable, self.timeout) = (time, whenUnavailable, timeout)
       (nameBytes, windowNanoseconds, localClock) = Self.checked(name, limit, window, burst, timeout, time)
     }
@@ -139,8 +149,7 @@
     ///   10 seconds (or ``timeout``, if longer); PostgresNIO's own error if a statement fails (a missing
     ///   privilege).
     public func prepare() async throws {
-      let query = PostgresQuery(unsafeSQL: Schema.prepare)
-      _ = try await throwingUnavailable { try await run(query, as: Int32.self, within: max(timeout, .seconds(10))) }
+      try await throwingUnavailable { try await prepare(within: max(timeout, .seconds(10))) }
     }
 
     /// Takes `permits` for `key` now if they can be granted now; never waits, never books for later.
@@ -156,7 +165,8 @@
       if permits > capacity { return false }
       if isUnlimited { return true }
       do {
-        return try await decide(.tryAcquire, permits, key: keyBytes, maxDelay: 0).booked
+        if localRefusals?.refusal(for: key, at: localClock.now) != nil { return false }
+        return try await ask(.tryAcquire, permits, key: keyBytes, maxDelay: 0, remembering: key).booked
       } catch let error as Unavailable {
         return try answer(error, allow: true, deny: false) { $0.tryAcquire(permits, for: key) }
       }
@@ -234,7 +244,10 @@
       if permits > capacity { return nil }
       if isUnlimited { return .zero }
       do {
-        let decision = try await decide(.retryAfter, permits, key: keyBytes, maxDelay: nil)
+        if permits == 1, let refusal = localRefusals?.refusal(for: key, at: localClock.now) {
+          return max(.zero, refusal.until - localClock.now)
+        }
+        let decision = try await ask(.retryAfter, permits, key: keyBytes, maxDelay: nil)
         return .nanoseconds(max(0, decision.time &- decision.now))
       } catch let error as Unavailable {
         return try answer(error, allow: .zero, deny: nil) { $0.retryAfter(permits, for: key) }
@@ -281,10 +294,12 @@
       if permits > capacity { return .exceedsCapacity }
       if isUnlimited { return .booked(Reservation(permits: permits, key: key, at: localNow())) }
       do {
-        let decision = try await decide(
+        let decision = try await ask(
           .reserve, permits, key: keyBytes, maxDelay: maxDelay.map { _nanoseconds($0, roundingUp: false) })
         let delay = Duration.nanoseconds(decision.time &- decision.now)
         guard decision.booked else { return .exceedsMaxDelay(delay) }
+        // A booking moves the key's next free instant: a local refusal no longer says when.
+        localRefusals?.forget(key)
         return .booked(
           Reservation(
             permits: permits, key: key, time: .nanoseconds(decision.time), delay: delay,

@@ -1,12 +1,12 @@
 #if Postgres
   @_spi(RateLimitIntegration) import RateLimit
 
-  /// Runs `operation` in a task of its own and returns its result, or throws ``DecisionTimedOut`` once `timeout`
-  /// has passed, whichever comes first; the loser is cancelled and never awaited, so nothing waits longer than
-  /// `timeout`. The task is not the caller's: a cancelled caller's request (giving a booking back from a cancelled
-  /// `acquire`) still reaches the database, where a query started from a cancelled task would be cancelled too.
+  /// Runs `operation`, or throws ``DecisionTimedOut`` once `timeout` has passed, whichever comes first. When
+  /// the deadline wins, the operation is cancelled, and an answer that still comes goes to `late`, so that a
+  /// grant nobody received can be taken back (no phantom booking).
   func withDeadline<Value: Sendable>(
-    _ timeout: Duration, _ operation: @escaping @Sendable () async throws -> Value
+    _ timeout: Duration, late: (@Sendable (Value) -> Void)? = nil,
+    _ operation: @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
     let race = _Locked(Race<Value>())
     return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
@@ -14,38 +14,49 @@
       let work = Task {
         let result: Result<Value, any Error>
         do { result = .success(try await operation()) } catch { result = .failure(error) }
-        Race.finish(race, with: result)
+        if !Race.finish(race, with: result), case .success(let value) = result {
+          late?(value)
+        }
       }
       let timer = Task {
         do { try await Task.sleep(for: timeout) } catch { return }
-        Race.finish(race, with: .failure(DecisionTimedOut(timeout: timeout)))
+        if Race.finish(race, with: .failure(DecisionTimedOut(timeout: timeout))) {
+          // The statement is cancelled (PostgresNIO gives its connection back); an answer that still comes
+          // goes to `late`.
+          race.withLock { $0.work }?.cancel()
+        }
       }
-      // The query may have won already: then nothing is left to cancel it but us.
+      // The query may have won already: then nothing is left to cancel the timer but us.
       let isFinished = race.withLock { state in
-        state.losers = [work, timer]
+        state.timer = timer
+        state.work = work
         return state.isFinished
       }
       if isFinished { timer.cancel() }
     }
   }
 
-  /// Whichever of the query and the timer finishes first resumes the caller, and cancels the other.
   struct Race<Value: Sendable> {
     var continuation: CheckedContinuation<Value, any Error>?
-    var losers: [Task<Void, Never>] = []
+    var timer: Task<Void, Never>?
+    var work: Task<Void, Never>?
     var isFinished = false
 
-    static func finish(_ race: _Locked<Race>, with result: Result<Value, any Error>) {
-      let (continuation, tasks): (CheckedContinuation<Value, any Error>?, [Task<Void, Never>]) = race.withLock {
-        state in
-        if state.isFinished { return (nil, []) }
-        state.isFinished = true
-        let continuation = state.continuation
-        state.continuation = nil
-        return (continuation, state.losers)
-      }
-      continuation?.resume(with: result)
-      for task in tasks { task.cancel() }
+    /// Resumes the caller with `result` if nobody has, and cancels the timer; returns whether this call did.
+    @discardableResult
+    static func finish(_ race: _Locked<Race>, with result: Result<Value, any Error>) -> Bool {
+      let (continuation, timer): (CheckedContinuation<Value, any Error>?, Task<Void, Never>?) =
+        race.withLock { state in
+          if state.isFinished { return (nil, nil) }
+          state.isFinished = true
+          let continuation = state.continuation
+          state.continuation = nil
+          return (continuation, state.timer)
+        }
+      guard let continuation else { return false }
+      continuation.resume(with: result)
+      timer?.cancel()
+      return true
     }
   }
 #endif

@@ -16,12 +16,15 @@
       case retryAfter = 2
     }
 
-    /// One decision's answer: the instant booked for (or that would be), the decision's "now", the id.
+    /// One decision's answer: the instant booked for (or that would be), the decision's "now", the id, and the
+    /// key after it (remaining permits, the instant it is at rest).
     struct Decision {
       var time: Int64
       var now: Int64
       var id: Int64
       var booked: Bool
+      var remaining: Int64 = 0
+      var restAt: Int64 = .min
     }
 
     /// The database could not answer: the policy decides. `error` is what `.throwError` throws.
@@ -45,20 +48,89 @@
       return .seconds(Int64(spec.tv_sec)) + .nanoseconds(Int64(spec.tv_nsec))
     }
 
-    func decide(_ mode: Mode, _ permits: Int, key: ByteBuffer, maxDelay: Int64?) async throws -> Decision {
+    func ask(
+      _ mode: Mode, _ permits: Int, key: ByteBuffer, maxDelay: Int64?, remembering name: String? = nil
+    ) async throws -> Decision {
+      try await prepareIfNeeded()
+      let sent = localClock.now
       let sweep = mode == .retryAfter ? 0 : sweepIfDue()
       let burst = self.burst.map(Int64.init)
       let query: PostgresQuery = """
-        SELECT o_time, o_now, o_id, o_booked, o_swept FROM ratelimit_decide(\(nameBytes), \(key), \
-        \(Int64(limit)), \(windowNanoseconds), \(burst), \(Int64(permits)), \(nowSent), \(maxDelay), \
-        \(mode.rawValue), \(sweep))
+        SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at FROM ratelimit_decide_v4(\
+        \(nameBytes), \(key), \(Int64(limit)), \(windowNanoseconds), \(burst), \(Int64(permits)), \(nowSent), \
+        \(maxDelay), \(mode.rawValue), \(sweep), \(lockTimeout))
         """
-      let row = try await run(query, as: (Int64, Int64, Int64?, Bool, Int32).self)
+      let row = try await runRow(query, as: (Int64, Int64, Int64?, Bool, Int32, Int64, Int64).self) { row in
+        // Answered too late: the caller had its answer from the policy, so the booking is taken back.
+        guard let row, row.3, let id = row.2 else { return }
+        Task { try? await self.takeBack(id, key: key) }
+      }
       // The function always returns a row: none is a bug, not an outage.
-      guard let (time, now, id, booked, swept) = row else { throw NoRow() }
+      guard let (time, now, id, booked, swept, remaining, restAt) = row else { throw NoRow() }
       // A full batch: more keys at rest may be left, so the next decision sweeps again.
       if swept >= Self.sweepBatch { nextSweep.withLock { $0 = .zero } }
-      return Decision(time: time, now: now, id: id ?? -1, booked: booked)
+      if let name, let localRefusals, permits == 1, !booked, mode == .tryAcquire {
+        localRefusals.refuse(
+          name, until: sent + .nanoseconds(time &- now), restAt: sent + .nanoseconds(max(0, restAt &- now)), now: sent)
+      }
+      return Decision(time: time, now: now, id: id ?? -1, booked: booked, remaining: remaining, restAt: restAt)
+    }
+
+    /// Runs `prepare()`'s statement and checks this limiter's rule and parameters against those stored for its
+    /// name, within `limit`.
+    func prepare(within deadline: Duration) async throws {
+      _ = try await run(PostgresQuery(unsafeSQL: Schema.prepare), as: Int32.self, within: deadline)
+      let rule = burst == nil ? "window" : "bucket"
+      let burst = self.burst.map(Int64.init)
+      let query: PostgresQuery = """
+        WITH stored AS (
+          INSERT INTO ratelimit_names (name, rule, lim, win, burst) \
+          VALUES (\(nameBytes), \(rule), \(Int64(limit)), \(windowNanoseconds), \(burst)) \
+          ON CONFLICT (name) DO NOTHING RETURNING rule, lim, win, burst)
+        SELECT rule, lim, win, burst FROM stored UNION ALL \
+        SELECT rule, lim, win, burst FROM ratelimit_names WHERE name = \(nameBytes) LIMIT 1
+        """
+      if let (storedRule, storedLimit, storedWindow, storedBurst) = try await runRow(
+        query, as: (String, Int64, Int64, Int64?).self),
+        storedRule != rule || storedLimit != Int64(self.limit) || storedWindow != windowNanoseconds
+          || storedBurst != burst
+      {
+        fatalError(
+          "PostgresRateLimiter: name \"\(name)\" is stored with \(Self.describe(storedRule, storedLimit, storedWindow, storedBurst)); "
+            + "this limiter has \(Self.describe(rule, Int64(self.limit), windowNanoseconds, burst)). Limiters that share "
+            + "a name must share its rule and parameters: use another name (or delete the name's row from "
+            + "ratelimit_names once no instance uses it)")
+      }
+      isPrepared.withLock { $0 = true }
+    }
+
+    static func describe(_ rule: String, _ limit: Int64, _ window: Int64, _ burst: Int64?) -> String {
+      let kind = rule == "window" ? "a sliding window" : "a token bucket"
+      return "\(kind) of \(limit) per \(Duration.nanoseconds(window))" + (burst.map { ", burst \($0)" } ?? "")
+    }
+
+    /// Decisions before `prepare()` has succeeded prepare first, within `timeout`: a limiter made while the
+    /// database is down answers by its policy, and prepares itself once the database answers.
+    func prepareIfNeeded() async throws {
+      if isPrepared.withLock({ $0 }) { return }
+      try await prepare(within: timeout)
+    }
+
+    /// `SET LOCAL lock_timeout` for a decision: four fifths of `timeout`, so that a key whose lock another
+    /// session holds answers 55P03 (and frees its connection) before the caller's deadline.
+    var lockTimeout: String {
+      let milliseconds = max(1, _nanoseconds(timeout, roundingUp: false) / 1_250_000)
+      return "\(milliseconds)ms"
+    }
+
+    /// Takes back a grant whose answer came after the caller's deadline (`ratelimit_cancel_v4` with force).
+    func takeBack(_ id: Int64, key: ByteBuffer) async throws {
+      let burst = self.burst.map(Int64.init)
+      let query: PostgresQuery = """
+        SELECT 1 FROM ratelimit_cancel_v4(\(nameBytes), \(key), \(Int64(limit)), \(windowNanoseconds), \(burst), \
+        \(id), \(nowSent), true)
+        """
+      for try await _ in try await client.query(query) {}
     }
 
     /// How many rows of keys at rest this decision sweeps first: a batch at most once per `window` (at least once
@@ -76,10 +148,11 @@
     func cancel(_ id: Int64, for key: String) async throws {
       let burst = self.burst.map(Int64.init)
       let query: PostgresQuery = """
-        SELECT 1 FROM ratelimit_cancel(\(nameBytes), \(ByteBuffer(string: key)), \(Int64(limit)), \
-        \(windowNanoseconds), \(burst), \(id), \(nowSent))
+        SELECT 1 FROM ratelimit_cancel_v4(\(nameBytes), \(ByteBuffer(string: key)), \(Int64(limit)), \
+        \(windowNanoseconds), \(burst), \(id), \(nowSent), false)
         """
       _ = try await throwingUnavailable { try await run(query, as: Int32.self) }
+      localRefusals?.forget(key)
     }
 
     /// For what no policy covers (`count`, `sweep`, `cancel`): "unavailable" is thrown as
@@ -97,26 +170,63 @@
     func run<Row: Sendable>(_ query: PostgresQuery, as type: Row.Type, within limit: Duration? = nil) async throws
       -> Row?
     where Row: PostgresDecodable {
-      try await run(query, within: limit ?? timeout) { try $0.decode(Row.self) }
+      try await run(query, within: limit ?? timeout) { rows in
+        for try await row in rows { return try row.decode(Row.self) }
+        return nil
+      }
     }
 
-    func run<each Column: PostgresDecodable & Sendable>(
-      _ query: PostgresQuery, as type: (repeat each Column).Type
+    func runRow<each Column: PostgresDecodable & Sendable>(
+      _ query: PostgresQuery, as type: (repeat each Column).Type,
+      late: (@Sendable ((repeat each Column)?) -> Void)? = nil
     ) async throws -> (repeat each Column)? {
-      try await run(query, within: timeout) { try $0.decode((repeat each Column).self) }
+      try await run(query, within: timeout, late: late) { rows in
+        for try await row in rows { return try row.decode((repeat each Column).self) }
+        return nil
+      }
     }
 
-    private func run<Row: Sendable>(
-      _ query: PostgresQuery, within limit: Duration, decode: @escaping @Sendable (PostgresRow) throws -> Row
-    ) async throws -> Row? {
+    /// Every row of `query`'s answer.
+    func runAll<each Column: PostgresDecodable & Sendable>(
+      _ query: PostgresQuery, as type: (repeat each Column).Type
+    ) async throws -> [(repeat each Column)] {
+      try await run(query, within: timeout) { rows in
+        var all: [(repeat each Column)] = []
+        for try await row in rows { all.append(try row.decode((repeat each Column).self)) }
+        return all
+      }
+    }
+
+    /// Sends `query` within `limit`: a transient refusal (deadlock, serialization failure) is retried while
+    /// time is left; a lock not available (55P03) and every "unavailable" error become ``Unavailable``, and
+    /// start the outage back-off (see ``Outage``) unless they concern one key. `late` gets an answer that
+    /// came after the deadline.
+    private func run<Result: Sendable>(
+      _ query: PostgresQuery, within limit: Duration, late: (@Sendable (Result) -> Void)? = nil,
+      consume: @escaping @Sendable (PostgresRowSequence) async throws -> Result
+    ) async throws -> Result {
       let client = self.client
+      if let failure = outage.shortcut(now: ContinuousClock.now) {
+        // No round trip, so no suspension: yield once, so that callers in a tight loop cannot starve the probe
+        // (and its deadline) of the cooperative pool.
+        await Task.yield()
+        throw Unavailable(error: .unavailable(underlying: failure))
+      }
       do {
-        return try await withDeadline(limit) {
-          for try await row in try await client.query(query) { return try decode(row) }
-          return nil
+        let result = try await withDeadline(limit, late: late) {
+          while true {
+            do {
+              return try await consume(try await client.query(query))
+            } catch let error where isRetryable(error) {
+              try await Task.sleep(for: .milliseconds(1))
+            }
+          }
         }
+        outage.succeeded()
+        return result
       } catch {
         guard isUnavailable(error) else { throw error }
+        if !isOneKeysRefusal(error) { outage.failed(error, now: ContinuousClock.now) }
         throw Unavailable(error: .unavailable(underlying: error))
       }
     }

@@ -19,9 +19,28 @@
     }
     if error.code == .server {
       guard let state = error.serverInfo?[.sqlState] else { return false }
+      // The server's transient refusals: never thrown raw, the policy decides.
+      if transientStates.contains(state) { return true }
       return ["08", "53", "57", "58"].contains(String(state.prefix(2))) || state == "25006"
     }
     return unavailableCodes.contains(error.code)
+  }
+
+  /// Deadlock, serialization failure, lock not available (`lock_timeout`), statement or query cancelled.
+  private let transientStates: Set<String> = ["40P01", "40001", "55P03", "57014"]
+
+  /// A refusal worth retrying at once, while time is left: a deadlock or a serialization failure (under
+  /// `default_transaction_isolation` of repeatable read or serializable).
+  func isRetryable(_ error: any Error) -> Bool {
+    guard let error = error as? PSQLError, error.code == .server else { return false }
+    return ["40P01", "40001"].contains(error.serverInfo?[.sqlState] ?? "")
+  }
+
+  /// A refusal that concerns one key (its lock held elsewhere, a transient conflict), not the database: it does
+  /// not start the outage back-off.
+  func isOneKeysRefusal(_ error: any Error) -> Bool {
+    guard let error = error as? PSQLError, error.code == .server else { return false }
+    return ["40P01", "40001", "55P03"].contains(error.serverInfo?[.sqlState] ?? "")
   }
 
   private let unavailableCodes: Set<PSQLError.Code> = [

@@ -17,7 +17,7 @@ struct BookingLog: Sendable {
 
   private var entries: ContiguousArray<Entry> = []
   private var head = 0
-  /// The permits of every entry.
+  /// The permits of every entry, wrapping: exact once the entries that left a window are taken off.
   private(set) var total = 0
 
   var isEmpty: Bool { head == entries.count }
@@ -32,7 +32,7 @@ struct BookingLog: Sendable {
       head = 0
     }
     entries.append(entry)
-    total += entry.permits
+    total &+= entry.permits
   }
 
   /// Empties the log, keeping its storage, and adds `entry` if there is one.
@@ -45,7 +45,7 @@ struct BookingLog: Sendable {
 
   /// Removes the first booking.
   mutating func removeFirst() {
-    total -= entries[head].permits
+    total &-= entries[head].permits
     head += 1
     // Compact once the dead front is half the storage: amortized O(1).
     if head >= 32 && head * 2 >= entries.count {
@@ -74,7 +74,7 @@ struct BookingLog: Sendable {
     }
     guard low < entries.count, entries[low].id == id else { return nil }
     let entry = entries.remove(at: low)
-    total -= entry.permits
+    total &-= entry.permits
     return entry
   }
 

@@ -17,7 +17,7 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
   }
 
   /// Runs `body` under the lock with the clock read once and taken in.
-  private func withNow<Result>(_ body: (inout KeyedPermits<Key, Rule>, Int64) -> Result) -> Result {
+  func withNow<Result>(_ body: (inout KeyedPermits<Key, Rule>, Int64) -> Result) -> Result {
     lock.withLock {
       let now = clock.now()
       permits.read(now)

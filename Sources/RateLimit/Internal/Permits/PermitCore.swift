@@ -19,7 +19,7 @@ final class PermitCore<Rule: PermitRule>: BookingCanceller, @unchecked Sendable 
   let capacity: Int
 
   /// Runs `body` under the lock with the clock read once (a step back is taken in first).
-  private func withNow<Result>(_ body: (inout PermitBook<Rule>, inout Rule.State, Int64) -> Result) -> Result {
+  func withNow<Result>(_ body: (inout PermitBook<Rule>, inout Rule.State, Int64) -> Result) -> Result {
     lock.withLock {
       let now = clock.now()
       let jump = book.read(now)

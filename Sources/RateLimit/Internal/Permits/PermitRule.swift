@@ -27,6 +27,16 @@ protocol PermitRule: Sendable {
   /// Gives `booking`'s permits back, as far as the rule allows; nothing after its time, nothing the second time.
   func cancel(_ booking: Booking, at now: Int64, in state: inout State)
 
+  /// Takes back a grant made under a cancellable id, whenever (a refused HTTP request's other policies): as if it
+  /// had never been made, less what later bookings counted on.
+  func undo(_ booking: Booking, at now: Int64, in state: inout State)
+
+  /// The most permits a request made now would get at once (0 if none).
+  func remaining(at now: Int64, in state: State) -> Int
+
+  /// The instant from which the state is at rest (as fresh) if nothing more comes; `.min` if it is now.
+  func restAt(at now: Int64, in state: State) -> Int64
+
   /// The clock went back by `jump`: counts as no time passing.
   func clockWentBack(by jump: Int64, in state: inout State)
 

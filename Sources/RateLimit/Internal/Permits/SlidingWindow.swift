@@ -30,13 +30,15 @@ struct SlidingWindow<Log: WindowLog>: PermitRule {
     func leaveWindow() {
       let start = Nanoseconds.subtracting(instant, window)
       while index < count, log.time(at: index) <= start {
-        inWindow -= log.permits(at: index)
+        inWindow &-= log.permits(at: index)
         index += 1
       }
     }
     leaveWindow()
     // Slide until enough of the oldest bookings have left: the next leaves at its time + T.
-    while inWindow + permits > limit, index < count {
+    // The log's total wraps (bookings ahead of a huge limit may sum past Int.max); once the bookings that left
+    // are taken off, what is in the window is at most N and exact.
+    while permits > limit - inWindow, index < count {
       instant = Nanoseconds.adding(log.time(at: index), window)
       // The 292-year horizon of Int64 nanoseconds: nothing is ever booked later, and no booking leaves from there.
       if instant == .max { break }

@@ -86,7 +86,12 @@ struct TokenBucket: PermitRule {
   func cancel(_ booking: Booking, at now: Int64, in state: inout State) {
     // Go's `Reservation.CancelAt`, at or before the booked instant: give back the permits, less those later
     // bookings have counted on.
-    guard now <= booking.time, state.ahead.remove(id: booking.id) != nil else { return }
+    guard now <= booking.time else { return }
+    undo(booking, at: now, in: &state)
+  }
+
+  func undo(_ booking: Booking, at now: Int64, in state: inout State) {
+    guard state.ahead.remove(id: booking.id) != nil else { return }
     let countedOn = Wide.product(Nanoseconds.subtracting(state.lastEvent, booking.time), limit)
     let restore = Wide.product(Int64(booking.permits), window) - countedOn
     guard Wide.zero < restore else { return }

@@ -1,0 +1,52 @@
+/// A rule's decision in whole nanoseconds, before it becomes a ``RateLimitDecision``: computed under the
+/// limiter's lock, from the state the decision left.
+struct PermitVerdict: Sendable, Equatable {
+  var isGranted: Bool
+  /// Whole permits a request made now would get at once.
+  var remaining: Int
+  /// Nanoseconds until the key is at rest.
+  var resetAfter: Int64
+  /// Refused and possible: nanoseconds until the same request would be granted.
+  var retryAfter: Int64?
+
+  /// The public form, with the rule's quota and window.
+  func decision(limit: Int, window: Duration) -> RateLimitDecision {
+    RateLimitDecision(
+      isGranted: isGranted, limit: limit, window: window, remaining: remaining,
+      resetAfter: .nanoseconds(resetAfter), retryAfter: retryAfter.map(Duration.nanoseconds))
+  }
+}
+
+extension PermitBook {
+  /// `tryAcquire`, then what a response needs about the state it left. `permits` is at most the capacity.
+  /// With `undoable`, a grant is booked under a cancellable id and returned, so that `undo(_:at:in:)` can take
+  /// it back exactly.
+  mutating func decide(
+    _ permits: Int, at now: Int64, undoable: Bool = false, in state: inout Rule.State
+  ) -> (PermitVerdict, Booking?) {
+    if isUnlimited {
+      return (PermitVerdict(isGranted: true, remaining: rule.capacity, resetAfter: 0, retryAfter: nil), nil)
+    }
+    let id = newID(cancellable: undoable)
+    let booking = rule.reserve(permits, at: now, notAfter: now, id: id, cancellable: undoable, in: &state)
+    return (verdict(permits, granted: booking != nil, at: now, in: state), booking)
+  }
+
+  /// What a response needs about `state` at `now`, after a decision that granted or not.
+  func verdict(_ permits: Int, granted: Bool, at now: Int64, in state: Rule.State) -> PermitVerdict {
+    if isUnlimited {
+      return PermitVerdict(isGranted: granted, remaining: rule.capacity, resetAfter: 0, retryAfter: nil)
+    }
+    let retry: Int64? = granted || permits > rule.capacity ? nil : retryAfter(permits, at: now, in: state)
+    return PermitVerdict(
+      isGranted: granted, remaining: rule.remaining(at: now, in: state),
+      resetAfter: Swift.max(0, Nanoseconds.subtracting(rule.restAt(at: now, in: state), now)), retryAfter: retry)
+  }
+
+  /// Takes back a grant `decide(_:at:undoable:in:)` made, whenever: as if it had never been made, less what
+  /// later bookings counted on (token bucket).
+  func undo(_ booking: Booking, at now: Int64, in state: inout Rule.State) {
+    if isUnlimited { return }
+    rule.undo(booking, at: now, in: &state)
+  }
+}

@@ -1,0 +1,25 @@
+extension SlidingWindow {
+  /// N minus the permits in (now − T, now]; 0 while a booking is ahead (no request overtakes it).
+  func remaining(at now: Int64, in log: Log) -> Int {
+    if let last = log.lastTime, last > now { return 0 }
+    let start = Nanoseconds.subtracting(now, window)
+    var inWindow = log.total
+    var index = 0
+    while index < log.count, log.time(at: index) <= start {
+      inWindow &-= log.permits(at: index)
+      index += 1
+    }
+    return Swift.max(0, limit - inWindow)
+  }
+
+  /// At rest once the last booking has left the window.
+  func restAt(at now: Int64, in log: Log) -> Int64 {
+    guard let last = log.lastTime else { return .min }
+    return Nanoseconds.adding(last, window)
+  }
+
+  /// The booking leaves the log, whenever; later ones keep their instants.
+  func undo(_ booking: Booking, at now: Int64, in log: inout Log) {
+    log.removeBooking(id: booking.id)
+  }
+}

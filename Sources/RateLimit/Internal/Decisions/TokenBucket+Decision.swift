@@ -1,0 +1,17 @@
+extension TokenBucket {
+  /// Whole permits in the bucket; 0 while a booking is ahead (no request overtakes it).
+  func remaining(at now: Int64, in state: State) -> Int {
+    if let last = state.ahead.last, last.time > now { return 0 }
+    let tokens = self.tokens(at: now, in: state)
+    if tokens < .zero { return 0 }
+    return Int(Swift.min(tokens.dividedRoundingDown(by: window), Int64(burst)))
+  }
+
+  /// At rest once full again with nothing booked at or after now.
+  func restAt(at now: Int64, in state: State) -> Int64 {
+    let tokens = self.tokens(at: now, in: state)
+    var rest = tokens < full ? Nanoseconds.adding(now, (full - tokens).dividedRoundingUp(by: limit)) : Int64.min
+    if let last = state.ahead.last, last.time >= now { rest = Swift.max(rest, Nanoseconds.adding(last.time, 1)) }
+    return rest
+  }
+}

@@ -1,0 +1,71 @@
+extension KeyedRateLimiter {
+  /// Decides as ``tryAcquire(_:for:)`` does (same answer, same state after) and reports what a response needs
+  /// about `key` after it, in one lock and one clock read.
+  ///
+  /// ```swift
+  /// let d = searches.decide(for: "alice")
+  /// if !d.isGranted {
+  ///   print("retry in", d.retryAfter ?? .zero, "- left", d.remaining)
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - permits: At least 1 (anything else traps, naming the value). More than the capacity is refused with
+  ///     `retryAfter` `nil`.
+  ///   - key: The key; a refusal never leaves a fresh key behind.
+  /// - Returns: The decision; ``RateLimitDecision`` shows what each field means for each rule.
+  @_specialize(where Key == String)
+  public func decide(_ permits: Int = 1, for key: Key) -> RateLimitDecision {
+    requirePositive(permits, "permits", of: "KeyedRateLimiter")
+    return store.decide(permits, for: key, undoable: false).0.decision(limit: burst ?? limit, window: window)
+  }
+
+  /// A decision that can be taken back exactly, for a caller that grants only if several limiters all grant
+  /// (RateLimitHTTP's policies). Not for apps: use ``decide(_:for:)``.
+  public func _decideUndoably(_ permits: Int, for key: Key) -> _UndoableDecision {
+    requirePositive(permits, "permits", of: "KeyedRateLimiter")
+    let (verdict, booking) = store.decide(permits, for: key, undoable: true)
+    let decision = verdict.decision(limit: burst ?? limit, window: window)
+    guard verdict.isGranted, let booking else { return _UndoableDecision(decision, undo: nil) }
+    return _UndoableDecision(decision) { [store, limit, burst, window] in
+      var after = store.undo(booking, for: key, permits: permits).decision(limit: burst ?? limit, window: window)
+      after.isGranted = true
+      return after
+    }
+  }
+}
+
+extension KeyedRateLimiter.Store {
+  func decide(_ permits: Int, for key: Key, undoable: Bool) -> (PermitVerdict, Booking?) {
+    switch self {
+    case .window(let store): store.decide(permits, for: key, undoable: undoable)
+    case .bucket(let store): store.decide(permits, for: key, undoable: undoable)
+    }
+  }
+
+  func undo(_ booking: Booking, for key: Key, permits: Int) -> PermitVerdict {
+    switch self {
+    case .window(let store): store.undo(booking, for: key, permits: permits)
+    case .bucket(let store): store.undo(booking, for: key, permits: permits)
+    }
+  }
+}
+
+/// A decision and the way to take its grant back (RateLimitHTTP's all-or-nothing policies).
+public struct _UndoableDecision: Sendable {
+  /// The decision as made.
+  public let decision: RateLimitDecision
+  private let undoGrant: (@Sendable () -> RateLimitDecision)?
+
+  init(_ decision: RateLimitDecision, undo: (@Sendable () -> RateLimitDecision)?) {
+    self.decision = decision
+    self.undoGrant = undo
+  }
+
+  /// Takes the grant back, as if it had never been made; returns the decision with the key's state after it
+  /// (`isGranted` stays this limiter's own answer). A refusal comes back as it was.
+  public func undo() -> RateLimitDecision {
+    guard let undoGrant else { return decision }
+    return undoGrant()
+  }
+}

@@ -1,0 +1,51 @@
+/// One decision, and what a client should be told about the key after it: what an HTTP response needs (the
+/// `RateLimit` header fields, a 429's `Retry-After`) in one lock or one round trip.
+///
+/// ```swift
+/// let limiter = KeyedRateLimiter<String>(limit: 10, per: .seconds(10))
+/// let decision = limiter.decide(for: "alice")
+/// if !decision.isGranted {
+///   print("retry in", decision.retryAfter ?? .zero)
+/// }
+/// ```
+///
+/// `decide` grants exactly as `tryAcquire` does (same answer, same state after) and reports, after it:
+///
+/// | field | sliding window (N per T) | token bucket (N per T, burst B) |
+/// | --- | --- | --- |
+/// | `limit` | N | B |
+/// | `window` | T | T |
+/// | `remaining` | N − permits in (now − T, now]; 0 while anyone is booked ahead | whole permits in the bucket; 0 while anyone is booked ahead |
+/// | `resetAfter` | until the last booking leaves the window | until the bucket is full with nothing booked ahead |
+/// | `retryAfter` | refused: `retryAfter(permits)`; `nil` if granted or more than N | the same, against B |
+public struct RateLimitDecision: Sendable, Equatable {
+  /// Whether the permits were granted (and taken).
+  public var isGranted: Bool
+  /// The quota: N for a sliding window, B for a token bucket.
+  public var limit: Int
+  /// T, the rule's window.
+  public var window: Duration
+  /// After the decision: the most permits a request made now would get at once (0 if none).
+  public var remaining: Int
+  /// After the decision: how long until the key is at rest (as fresh) if nothing more comes; `.zero` if it is.
+  public var resetAfter: Duration
+  /// Refused: how long until the same request would be granted; `nil` if granted, or if it never can be (more
+  /// than the capacity).
+  public var retryAfter: Duration?
+  /// Whether a `WhenUnavailable` policy answered (the store could not), rather than the store.
+  public var isFallback: Bool
+
+  /// A decision with every field given: for stores and policies outside this module.
+  public init(
+    isGranted: Bool, limit: Int, window: Duration, remaining: Int, resetAfter: Duration, retryAfter: Duration?,
+    isFallback: Bool = false
+  ) {
+    self.isGranted = isGranted
+    self.limit = limit
+    self.window = window
+    self.remaining = remaining
+    self.resetAfter = resetAfter
+    self.retryAfter = retryAfter
+    self.isFallback = isFallback
+  }
+}

@@ -1,0 +1,45 @@
+/// The in-process ``KeyedRateLimiter`` and the shared `PostgresRateLimiter` (module RateLimitPostgres) behind one
+/// protocol, so that server code (RateLimitHTTP's policies, a middleware) takes either.
+///
+/// ```swift
+/// func admit(
+///   _ key: String, by limiter: some SharedKeyedLimiter
+/// ) async throws -> Duration? {
+///   let decision = try await limiter.decide(1, for: key)
+///   // Refused: how long until a retry can succeed (Retry-After).
+///   return decision.isGranted ? nil : decision.retryAfter ?? .seconds(3600)
+/// }
+/// ```
+///
+/// Since 4.1 it lives here, in the core, and gains ``decide(_:for:)``; code that used it from RateLimitPostgres
+/// still compiles.
+public protocol SharedKeyedLimiter: Sendable {
+  /// Takes `permits` for `key` now if they can be granted now; never waits, never books for later.
+  func tryAcquire(_ permits: Int, for key: String) async throws -> Bool
+  /// How long a request for `permits` made now would wait (`.zero`: granted now); `nil` if it never can.
+  func retryAfter(_ permits: Int, for key: String) async throws -> Duration?
+  /// Decides as ``tryAcquire(_:for:)`` and reports what a response needs (``RateLimitDecision``), in one step.
+  func decide(_ permits: Int, for key: String) async throws -> RateLimitDecision
+}
+
+extension KeyedRateLimiter: SharedKeyedLimiter where Key == String {}
+
+/// A limiter whose grant can be taken back exactly, so that several of them grant all or nothing
+/// (``KeyedRateLimiter``). RateLimitHTTP asks it; not for apps.
+public protocol _UndoableKeyedLimiter: SharedKeyedLimiter {
+  /// A decision that `_UndoableDecision.undo()` can take back.
+  func _decideUndoably(_ permits: Int, for key: String) async throws -> _UndoableDecision
+}
+
+extension KeyedRateLimiter: _UndoableKeyedLimiter where Key == String {}
+
+/// Limiters that decide several requests for one key together, atomically, in one step, when they share a
+/// `_jointGroup` (`PostgresRateLimiter`s on one client: one round trip). RateLimitHTTP asks it; not for apps.
+public protocol _JointlyDecidingLimiter: SharedKeyedLimiter {
+  /// Limiters with equal groups can decide together.
+  var _jointGroup: ObjectIdentifier { get }
+  /// Decides every part for `key`, all or nothing: granted only if every part is; a refusal takes nothing from
+  /// any part. Every part's limiter has this one's group. The decisions come back in the parts' order.
+  func _decideJointly(_ parts: [(limiter: any SharedKeyedLimiter, permits: Int)], for key: String) async throws
+    -> [RateLimitDecision]
+}

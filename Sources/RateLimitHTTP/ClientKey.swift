@@ -1,0 +1,105 @@
+/// The key of a client address: IPv4 as is; IPv6 by its /64 prefix; an IPv4-mapped IPv6 address as IPv4.
+///
+/// | address | key |
+/// | --- | --- |
+/// | `203.0.113.7` | `203.0.113.7` |
+/// | `2001:DB8:0:1:aaaa::1`, `2001:db8::1:ffff:0:0:2` | `2001:db8:0:1::/64` |
+/// | `::ffff:203.0.113.7` | `203.0.113.7` |
+/// | `[2001:db8::1]:443`, `203.0.113.7:5000`, `fe80::1%eth0` | the port and zone are dropped |
+/// | `unknown`, `""` | `nil` |
+///
+/// A /64 is what one subscriber gets: a client that rotates addresses inside its own /64 (privacy extensions
+/// do, every few hours or at will) keeps one key instead of getting a fresh quota each time.
+///
+/// - Returns: The key, in one canonical spelling; `nil` if `address` is not an IP address.
+public func clientKey(address: String) -> String? {
+  var text = Substring(address).trimmingSpaces
+  if text.first == "[" {
+    // [v6]:port
+    guard let close = text.firstIndex(of: "]") else { return nil }
+    text = text[text.index(after: text.startIndex)..<close]
+  } else if let colon = text.firstIndex(of: ":"), text.lastIndex(of: ":") == colon {
+    // v4:port
+    text = text[..<colon]
+  }
+  if let percent = text.firstIndex(of: "%") { text = text[..<percent] }
+  if let v4 = IPv4(text) { return v4.description }
+  guard let v6 = IPv6(text) else { return nil }
+  if let mapped = v6.mappedIPv4 { return mapped.description }
+  return v6.prefix64
+}
+
+/// An IPv4 address: four decimal bytes.
+struct IPv4: CustomStringConvertible {
+  var bytes: [UInt8]
+
+  init(bytes: [UInt8]) {
+    self.bytes = bytes
+  }
+
+  init?(_ text: Substring) {
+    let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count == 4 else { return nil }
+    var bytes: [UInt8] = []
+    for part in parts {
+      guard (1...3).contains(part.count), part.allSatisfy({ $0.isASCII && $0.isNumber }),
+        let byte = UInt8(part)
+      else { return nil }
+      bytes.append(byte)
+    }
+    self.bytes = bytes
+  }
+
+  var description: String { bytes.map(String.init).joined(separator: ".") }
+}
+
+/// An IPv6 address: eight 16-bit groups.
+struct IPv6 {
+  var groups: [UInt16]
+
+  init?(_ text: Substring) {
+    guard text.contains(":") else { return nil }
+    let halves = text.split(separator: "::", maxSplits: 2, omittingEmptySubsequences: false)
+    guard halves.count <= 2 else { return nil }
+    guard let head = Self.groups(halves[0], last: halves.count == 1) else { return nil }
+    if halves.count == 1 {
+      guard head.count == 8 else { return nil }
+      groups = head
+      return
+    }
+    guard let tail = Self.groups(halves[1], last: true), head.count + tail.count <= 7 else { return nil }
+    groups = head + Array(repeating: 0, count: 8 - head.count - tail.count) + tail
+  }
+
+  /// The groups of one side of `::`; the last group of the address may be a dotted IPv4 address.
+  private static func groups(_ text: Substring, last: Bool) -> [UInt16]? {
+    if text.isEmpty { return [] }
+    let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+    var groups: [UInt16] = []
+    for (index, part) in parts.enumerated() {
+      if last && index == parts.count - 1 && part.contains(".") {
+        guard let v4 = IPv4(part) else { return nil }
+        groups.append(UInt16(v4.bytes[0]) << 8 | UInt16(v4.bytes[1]))
+        groups.append(UInt16(v4.bytes[2]) << 8 | UInt16(v4.bytes[3]))
+        continue
+      }
+      guard (1...4).contains(part.count), part.allSatisfy(\.isHexDigit), let group = UInt16(part, radix: 16)
+      else { return nil }
+      groups.append(group)
+    }
+    return groups
+  }
+
+  /// `::ffff:a.b.c.d` as `a.b.c.d`.
+  var mappedIPv4: IPv4? {
+    guard groups[0..<5].allSatisfy({ $0 == 0 }), groups[5] == 0xffff else { return nil }
+    return IPv4(bytes: [
+      UInt8(groups[6] >> 8), UInt8(groups[6] & 0xff), UInt8(groups[7] >> 8), UInt8(groups[7] & 0xff),
+    ])
+  }
+
+  /// The first 64 bits, as `2001:db8:0:1::/64`.
+  var prefix64: String {
+    groups[0..<4].map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
+  }
+}

@@ -1,0 +1,130 @@
+import RateLimit
+
+/// What a middleware does with a request, without a framework: decides every policy for the request's key, all
+/// or nothing, and says what the response carries. RateLimitHummingbird and RateLimitVapor are thin layers over
+/// it; use it directly for another framework.
+///
+/// ```swift
+/// let gate = RateLimitGate([RateLimitPolicy("api", limiter)])
+/// switch try await gate.decide(key: key) {
+/// case .granted(let fields): // run the route, add `fields` to its response
+/// case .refused(let refusal): // 429, refusal.fields (Retry-After included)
+/// case .badRequest: // 400: the key is longer than 1,024 UTF-8 bytes
+/// }
+/// ```
+///
+/// **All or nothing.** A request is granted only if every policy grants its permits. When one refuses, nothing
+/// stays taken from the others: when every policy's limiter can decide jointly with the others
+/// (`PostgresRateLimiter`s on one `PostgresClient`), one step decides them all atomically; otherwise the policies
+/// decide in order and a refusal takes the earlier grants back exactly (`KeyedRateLimiter` can; a limiter of your
+/// own that conforms only to ``SharedKeyedLimiter`` cannot, and keeps what it granted). An error from a limiter
+/// takes back what the earlier policies granted, then propagates.
+public struct RateLimitGate: Sendable {
+  /// The policies, in the order their header fields are listed.
+  public let policies: [RateLimitPolicy]
+  /// Which header fields responses carry.
+  public let headers: RateLimitHeaders
+
+  /// The longest key, in UTF-8 bytes, that any store takes (`PostgresRateLimiter`'s bound, applied to all).
+  public static let maximumKeyLength = 1_024
+
+  /// A gate over `policies`, in the order their header fields list them.
+  public init(_ policies: [RateLimitPolicy], headers: RateLimitHeaders = .ietf) {
+    self.policies = policies
+    self.headers = headers
+  }
+
+  /// What to answer.
+  public enum Outcome: Sendable {
+    /// Run the route; add `fields` to its response.
+    case granted(fields: [(name: String, value: String)])
+    /// Answer 429 Too Many Requests with `refusal.fields`.
+    case refused(Refusal)
+    /// Answer 400 Bad Request: the key is longer than ``RateLimitGate/maximumKeyLength``.
+    case badRequest
+  }
+
+  /// A refused request: which policies refused and what the 429 carries.
+  public struct Refusal: Sendable {
+    /// The names of the policies that refused, in order.
+    public var refusedBy: [String]
+    /// The longest wait of the refusing policies; `nil` if one of them can never grant (more than its
+    /// capacity).
+    public var retryAfter: Duration?
+    /// `Retry-After` (whole seconds, rounded up, at least 1; absent when `retryAfter` is `nil`), then the
+    /// RateLimit fields.
+    public var fields: [(name: String, value: String)]
+  }
+
+  /// Decides the request of `key`: every policy, all or nothing.
+  public func decide(key: String) async throws -> Outcome {
+    if key.utf8.count > Self.maximumKeyLength { return .badRequest }
+    let decisions = try await decideAll(key: key)
+    let fields = headerFields(decisions)
+    guard decisions.contains(where: { !$0.isGranted }) else { return .granted(fields: fields) }
+    var refusedBy: [String] = []
+    var retryAfter: Duration? = .zero
+    for (policy, decision) in zip(policies, decisions) where !decision.isGranted {
+      refusedBy.append(policy.name)
+      if let wait = decision.retryAfter, let longest = retryAfter {
+        retryAfter = max(longest, wait)
+      } else {
+        retryAfter = nil
+      }
+    }
+    var refusalFields: [(name: String, value: String)] = []
+    if let retryAfter {
+      refusalFields.append(("Retry-After", String(max(1, RateLimitFields.wholeSeconds(retryAfter)))))
+    }
+    return .refused(Refusal(refusedBy: refusedBy, retryAfter: retryAfter, fields: refusalFields + fields))
+  }
+
+  /// The RateLimit fields for these decisions (none with ``RateLimitHeaders/none``).
+  func headerFields(_ decisions: [RateLimitDecision]) -> [(name: String, value: String)] {
+    guard case .ietf = headers, !policies.isEmpty else { return [] }
+    let named = zip(policies, decisions).map { (name: $0.name, decision: $1) }
+    return [("RateLimit-Policy", RateLimitFields.policy(named)), ("RateLimit", RateLimitFields.state(named))]
+  }
+
+  /// One decision per policy, all or nothing.
+  func decideAll(key: String) async throws -> [RateLimitDecision] {
+    if policies.count == 1 {
+      return [try await policies[0].limiter.decide(policies[0].permits, for: key)]
+    }
+    if let joint = policies.first?.limiter as? any _JointlyDecidingLimiter, canDecideJointly(with: joint) {
+      return try await joint._decideJointly(policies.map { ($0.limiter, $0.permits) }, for: key)
+    }
+    return try await decideInOrder(key: key)
+  }
+
+  private func canDecideJointly(with joint: any _JointlyDecidingLimiter) -> Bool {
+    policies.allSatisfy { ($0.limiter as? any _JointlyDecidingLimiter)?._jointGroup == joint._jointGroup }
+  }
+
+  /// Each policy in order; on a refusal (or an error), the grants are taken back.
+  private func decideInOrder(key: String) async throws -> [RateLimitDecision] {
+    var made: [_UndoableDecision?] = []
+    var decisions: [RateLimitDecision] = []
+    do {
+      for policy in policies {
+        if let undoable = policy.limiter as? any _UndoableKeyedLimiter {
+          let decision = try await undoable._decideUndoably(policy.permits, for: key)
+          made.append(decision)
+          decisions.append(decision.decision)
+        } else {
+          made.append(nil)
+          decisions.append(try await policy.limiter.decide(policy.permits, for: key))
+        }
+      }
+    } catch {
+      for case let decision? in made { _ = decision.undo() }
+      throw error
+    }
+    guard decisions.contains(where: { !$0.isGranted }) else { return decisions }
+    for (index, decision) in made.enumerated() {
+      guard let decision, decision.decision.isGranted else { continue }
+      decisions[index] = decision.undo()
+    }
+    return decisions
+  }
+}

@@ -1,0 +1,41 @@
+public import RateLimit
+
+/// A named limit on requests: `permits` from `limiter` per request, for the request's key. `name` is its
+/// identifier in the RateLimit header fields (`RateLimit-Policy: "search";q=10;w=10`).
+///
+/// ```swift
+/// let searches = KeyedRateLimiter<String>(limit: 10, per: .seconds(10))
+/// let policy = RateLimitPolicy("search", searches)
+/// ```
+///
+/// The limiter is any ``SharedKeyedLimiter``: an in-process `KeyedRateLimiter<String>` or a shared
+/// `PostgresRateLimiter`. One limiter may serve several policies (and routes): they then share its quota.
+public struct RateLimitPolicy: Sendable {
+  /// The policy's identifier in the header fields (sent as a Structured Field string: quotes and backslashes
+  /// escaped, anything outside printable ASCII sent as `?`).
+  public let name: String
+  /// How many permits one request takes; at least 1.
+  public let permits: Int
+  /// The limiter that decides.
+  public let limiter: any SharedKeyedLimiter
+
+  /// - Parameters:
+  ///   - name: The identifier in the header fields.
+  ///   - limiter: The limiter that decides, per key.
+  ///   - permits: Permits one request takes; at least 1 (anything else traps, naming the value).
+  public init(_ name: String, _ limiter: some SharedKeyedLimiter, permits: Int = 1) {
+    if permits < 1 { fatalError("RateLimitPolicy: permits must be at least 1, got permits: \(permits)") }
+    self.name = name
+    self.limiter = limiter
+    self.permits = permits
+  }
+}
+
+/// Which header fields a limited response carries.
+public enum RateLimitHeaders: Sendable {
+  /// `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers), one list member per policy in
+  /// the order given. The default.
+  case ietf
+  /// None (a refusal still carries `Retry-After`).
+  case none
+}

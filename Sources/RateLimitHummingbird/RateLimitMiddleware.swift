@@ -1,0 +1,120 @@
+#if Hummingbird
+  public import Hummingbird
+  import HTTPTypes
+  import Logging
+  import Metrics
+  import NIOCore
+  public import RateLimitHTTP
+
+  /// Rate limits the routes behind it: every request takes `permits` of each policy for its key, all or nothing.
+  ///
+  /// ```swift
+  /// let searches = KeyedRateLimiter<String>(limit: 10, per: .seconds(10))
+  /// router.group("search")
+  ///   .add(middleware: RateLimitMiddleware(RateLimitPolicy("search", searches)) { request, _ in
+  ///     request.headers[HTTPField.Name("X-Api-Key")!]
+  ///   })
+  /// ```
+  ///
+  /// | the request | the response |
+  /// | --- | --- |
+  /// | no key (`key` returns `nil`, or no peer address) | the route's, untouched: not limited |
+  /// | a key longer than 1,024 UTF-8 bytes | 400 Bad Request, no decision |
+  /// | every policy grants | the route's, with `RateLimit-Policy` and `RateLimit` |
+  /// | a policy refuses | 429 Too Many Requests, `Retry-After`, the RateLimit fields; the route never runs and no policy keeps anything |
+  ///
+  /// A refusal is logged at `debug` on the request's logger (policy, key, retry); the swift-metrics counter
+  /// `ratelimit_requests` counts requests by `policy` and `decision` (`granted`: every policy granted;
+  /// `refused`: this policy refused). Errors a limiter
+  /// throws (`PostgresRateLimiterError.unavailable` under `.throwError`) propagate as any middleware error does.
+  @available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
+  public struct RateLimitMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The request.
+    public typealias Input = Request
+    /// The response.
+    public typealias Output = Response
+
+    let gate: RateLimitGate
+    let key: @Sendable (Request, Context) -> String?
+
+    /// - Parameters:
+    ///   - policies: The limits every request takes from, for its key, in the order the header fields list them.
+    ///   - headers: Which header fields responses carry; ``RateLimitHeaders/ietf`` by default.
+    ///   - key: The request's key; `nil`: the request is not limited.
+    public init(
+      _ policies: RateLimitPolicy..., headers: RateLimitHeaders = .ietf,
+      key: @escaping @Sendable (Request, Context) -> String?
+    ) {
+      self.gate = RateLimitGate(policies, headers: headers)
+      self.key = key
+    }
+
+    /// Decides the request's key, then runs `next` (granted) or answers 429 (refused) or 400 (key too long).
+    public func handle(
+      _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+      guard let key = key(request, context) else { return try await next(request, context) }
+      switch try await gate.decide(key: key) {
+      case .granted(let fields):
+        for policy in gate.policies { Self.count(policy.name, "granted") }
+        var response = try await next(request, context)
+        response.headers.append(contentsOf: Self.httpFields(fields))
+        return response
+      case .refused(let refusal):
+        for name in refusal.refusedBy { Self.count(name, "refused") }
+        context.logger.debug(
+          "rate limit: request refused",
+          metadata: [
+            "ratelimit.policy": .string(refusal.refusedBy.joined(separator: ",")), "ratelimit.key": .string(key),
+            "ratelimit.retry_after": .string(refusal.retryAfter.map { "\($0)" } ?? "never"),
+          ])
+        var headers = Self.httpFields(refusal.fields)
+        headers[.contentType] = "text/plain; charset=utf-8"
+        return Response(
+          status: .tooManyRequests, headers: headers,
+          body: ResponseBody(byteBuffer: ByteBuffer(string: "Too Many Requests\n")))
+      case .badRequest:
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        return Response(
+          status: .badRequest, headers: headers,
+          body: ResponseBody(byteBuffer: ByteBuffer(string: "Bad Request: the rate limit key is too long\n")))
+      }
+    }
+
+    private static func count(_ policy: String, _ decision: String) {
+      Counter(label: "ratelimit_requests", dimensions: [("policy", policy), ("decision", decision)]).increment()
+    }
+
+    private static func httpFields(_ fields: [(name: String, value: String)]) -> HTTPFields {
+      var result = HTTPFields()
+      for field in fields {
+        guard let name = HTTPField.Name(field.name) else { continue }
+        result.append(HTTPField(name: name, value: field.value))
+      }
+      return result
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
+  extension RateLimitMiddleware where Context: RemoteAddressRequestContext {
+    /// Keyed by the client's address (``RateLimitHTTP/clientKey(address:)``: IPv6 by /64), behind
+    /// `trustedProxies` reverse proxies that each append to `X-Forwarded-For`
+    /// (``RateLimitHTTP/clientAddress(peer:forwardedFor:trustedProxies:)``). With `trustedProxies: 0`
+    /// forwarding headers are never read: a client cannot choose its own key. A request without a peer address
+    /// (a Unix socket, a test without one) is not limited.
+    public init(_ policies: RateLimitPolicy..., headers: RateLimitHeaders = .ietf, trustedProxies: Int = 0) {
+      self.gate = RateLimitGate(policies, headers: headers)
+      self.key = { request, context in
+        guard let peer = context.remoteAddress?.ipAddress else { return nil }
+        let forwarded = trustedProxies > 0 ? request.headers[values: .xForwardedFor] : []
+        return clientKey(
+          address: clientAddress(peer: peer, forwardedFor: forwarded, trustedProxies: trustedProxies))
+      }
+    }
+  }
+
+  extension HTTPField.Name {
+    static var xForwardedFor: Self { Self("X-Forwarded-For")! }
+  }
+#endif

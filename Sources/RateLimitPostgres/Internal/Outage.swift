@@ -1,0 +1,54 @@
+#if Postgres
+  @_spi(RateLimitIntegration) import RateLimit
+
+  /// Outages cost little: after a failure that means "the database is away" (refused, lost, timed out), every
+  /// decision goes straight to the `WhenUnavailable` policy for a short back-off, without a round trip; when it
+  /// ends, the next decision probes the database (and the rest keep going to the policy while it does). Each
+  /// failed probe doubles the back-off, from 50 ms up to 1 s, so decisions return to the database within about a
+  /// second of its recovery.
+  ///
+  /// ```
+  /// fail, 50 ms policy, probe fails, 100 ms policy, … 1 s policy,
+  /// probe answers: back to the database
+  /// ```
+  final class Outage: Sendable {
+    private struct State {
+      var until: ContinuousClock.Instant?
+      var backOff: Duration = .zero
+      var probing = false
+      var lastError: (any Error)?
+    }
+
+    static let shortest = Duration.milliseconds(50)
+    static let longest = Duration.seconds(1)
+
+    private let state = _Locked(State())
+
+    /// The error to answer with instead of a round trip, or `nil` to go to the database (at most one probe at a
+    /// time once the back-off has passed).
+    func shortcut(now: ContinuousClock.Instant) -> (any Error)? {
+      state.withLock { state in
+        guard let until = state.until else { return nil }
+        if now < until || state.probing { return state.lastError ?? DecisionTimedOut(timeout: .zero) }
+        state.probing = true
+        return nil
+      }
+    }
+
+    func failed(_ error: any Error, now: ContinuousClock.Instant) {
+      state.withLock { state in
+        state.backOff = min(max(state.backOff * 2, Self.shortest), Self.longest)
+        state.until = now + state.backOff
+        state.probing = false
+        state.lastError = error
+      }
+    }
+
+    func succeeded() {
+      state.withLock { state in
+        if state.until == nil { return }
+        state = State()
+      }
+    }
+  }
+#endif

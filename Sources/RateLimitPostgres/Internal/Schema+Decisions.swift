@@ -1,0 +1,292 @@
+#if Postgres
+  /// This release's decisions (schema version 4). The rules are `RateLimiter`'s (SlidingWindow.swift and
+  /// TokenBucket.swift in the core, in whole nanoseconds), kept here in PL/pgSQL: a change to one is a change to
+  /// the other, and the replay tests hold both to the same answers. Sums and products are `numeric`, so nothing
+  /// overflows; instants saturate at the 292-year horizon as in Swift.
+  extension Schema {
+    /// One decision on one key: `tryAcquire` and `decide` (mode 0), `reserve` (1) or `retryAfter` (2, reads
+    /// only, takes no lock). Returns the instant the request is (or would be) booked for, the decision's "now",
+    /// the booking's id (from `ratelimit_booking_ids`: never repeated), whether it was booked, how many rows of
+    /// keys at rest it swept (after writing its own row, `SKIP LOCKED`: a sweep never waits on a decision), and
+    /// the key after it: `remaining` permits and the instant it is at rest.
+    ///
+    /// `p_lock_timeout` bounds the wait for the key's lock (`SET LOCAL lock_timeout`), so that a blocked key
+    /// answers 55P03 before the caller's `timeout` and gives its connection back.
+    static let decideFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_decide_v4(
+          p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_permits bigint,
+          p_now bigint, p_max_delay bigint, p_mode integer, p_sweep integer, p_lock_timeout text,
+          OUT o_time bigint, OUT o_now bigint, OUT o_id bigint, OUT o_booked boolean, OUT o_swept integer,
+          OUT o_remaining bigint, OUT o_rest_at bigint)
+      LANGUAGE plpgsql VOLATILE AS $f$
+      DECLARE
+          big CONSTANT bigint := 9223372036854775807;
+          small CONSTANT bigint := -9223372036854775808;
+          r ratelimit_keys%ROWTYPE;
+          n integer;
+          i integer := 1;
+          first integer;
+          in_window numeric;
+          deadline bigint;
+          ts bigint[];
+          ps bigint[];
+          cs numeric[];
+          lo integer;
+          hi integer;
+          mid integer;
+          bound bigint;
+          full_credit numeric;
+          credit numeric;
+          wait numeric;
+      BEGIN
+          o_booked := false;
+          o_swept := 0;
+          IF p_lock_timeout IS NOT NULL THEN
+              PERFORM set_config('lock_timeout', p_lock_timeout, true);
+          END IF;
+          IF p_mode <> 2 THEN
+              PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
+          END IF;
+          SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
+          IF NOT FOUND THEN
+              r := ROW(p_name, p_key, small, small, '{}', '{}', '{}', '{}', 0, NULL, small, NULL, NULL, NULL);
+          END IF;
+          o_now := greatest(coalesce(p_now, ratelimit_clock()), r.latest);
+          deadline := least(o_now::numeric + coalesce(p_max_delay, big), big)::bigint;
+          n := coalesce(array_length(r.times, 1), 0);
+          IF p_burst IS NULL THEN
+              -- Sliding window: binary search for the first booking after now - T, then for the first in
+              -- (s - T, s]; slide until enough have left (the oldest leaves at its instant + T).
+              ts := r.times;
+              ps := r.permits;
+              cs := r.cum;
+              bound := greatest(o_now::numeric - p_window, small)::bigint;
+              lo := 1; hi := n + 1;
+              WHILE lo < hi LOOP
+                  mid := (lo + hi) / 2;
+                  IF ts[mid] <= bound THEN lo := mid + 1; ELSE hi := mid; END IF;
+              END LOOP;
+              first := lo;
+              o_time := greatest(o_now, coalesce(ts[n], o_now));
+              bound := greatest(o_time::numeric - p_window, small)::bigint;
+              hi := n + 1;
+              WHILE lo < hi LOOP
+                  mid := (lo + hi) / 2;
+                  IF ts[mid] <= bound THEN lo := mid + 1; ELSE hi := mid; END IF;
+              END LOOP;
+              in_window := CASE WHEN lo <= n THEN cs[n] - cs[lo] + ps[lo] ELSE 0 END;
+              WHILE in_window + p_permits > p_limit AND lo <= n LOOP
+                  o_time := least(ts[lo]::numeric + p_window, big)::bigint;
+                  EXIT WHEN o_time = big;  -- the 292-year horizon
+                  bound := greatest(o_time::numeric - p_window, small)::bigint;
+                  WHILE lo <= n AND ts[lo] <= bound LOOP lo := lo + 1; END LOOP;
+                  in_window := CASE WHEN lo <= n THEN cs[n] - cs[lo] + ps[lo] ELSE 0 END;
+              END LOOP;
+              IF p_mode <> 2 AND o_time <= deadline THEN
+                  o_booked := true;
+                  o_id := nextval('ratelimit_booking_ids');
+                  r.times := ts[first:n] || o_time;
+                  r.permits := ps[first:n] || p_permits;
+                  r.cum := cs[first:n] || (coalesce(cs[n], 0) + p_permits);
+                  r.ids := r.ids[first:n] || o_id;
+                  r.rest_at := least(o_time::numeric + p_window, big)::bigint;
+              END IF;
+              -- The key after the decision: N minus the permits in (now - T, now], none while one is ahead.
+              ts := r.times;
+              ps := r.permits;
+              cs := r.cum;
+              n := coalesce(array_length(ts, 1), 0);
+              IF n > 0 AND ts[n] > o_now THEN
+                  o_remaining := 0;
+              ELSE
+                  bound := greatest(o_now::numeric - p_window, small)::bigint;
+                  lo := 1; hi := n + 1;
+                  WHILE lo < hi LOOP
+                      mid := (lo + hi) / 2;
+                      IF ts[mid] <= bound THEN lo := mid + 1; ELSE hi := mid; END IF;
+                  END LOOP;
+                  in_window := CASE WHEN lo <= n THEN cs[n] - cs[lo] + ps[lo] ELSE 0 END;
+                  o_remaining := greatest(p_limit - in_window, 0);
+              END IF;
+              o_rest_at := CASE WHEN n > 0 THEN least(ts[n]::numeric + p_window, big)::bigint ELSE small END;
+          ELSE
+              -- Token bucket (Go's x/time/rate, credit in nanosecond-permits): bookings before now are behind us.
+              WHILE i <= n AND r.times[i] < o_now LOOP i := i + 1; END LOOP;
+              first := i;
+              full_credit := p_burst::numeric * p_window;
+              credit := CASE WHEN r.tokens IS NULL OR r.tokens >= full_credit THEN full_credit
+                  ELSE least(r.tokens + (o_now::numeric - least(r.last, o_now)) * p_limit, full_credit) END;
+              wait := credit - p_permits::numeric * p_window;
+              wait := CASE WHEN wait < 0 THEN div(-wait + p_limit - 1, p_limit) ELSE 0 END;
+              o_time := greatest(least(o_now + wait, big)::bigint, coalesce(r.times[n], o_now));
+              IF p_mode <> 2 AND o_time <= deadline THEN
+                  o_booked := true;
+                  o_id := nextval('ratelimit_booking_ids');
+                  r.before_tokens := r.tokens;
+                  r.before_last := r.last;
+                  r.before_id := o_id;
+                  credit := credit - p_permits::numeric * p_window;
+                  r.tokens := credit;
+                  r.last := o_now;
+                  r.times := r.times[first:n] || o_time;
+                  r.permits := r.permits[first:n] || p_permits;
+                  r.ids := r.ids[first:n] || o_id;
+                  r.rest_at := greatest(
+                      least(o_now + div(full_credit - credit + p_limit - 1, p_limit), big)::bigint,
+                      least(o_time::numeric + 1, big)::bigint);
+              END IF;
+              -- The key after the decision: whole permits in the bucket, none while one is ahead.
+              n := coalesce(array_length(r.times, 1), 0);
+              IF n > 0 AND r.times[n] > o_now THEN
+                  o_remaining := 0;
+              ELSE
+                  o_remaining := least(greatest(floor(credit / p_window), 0), p_burst);
+              END IF;
+              o_rest_at := greatest(
+                  CASE WHEN credit >= full_credit THEN small
+                      ELSE least(o_now + div(full_credit - credit + p_limit - 1, p_limit), big)::bigint END,
+                  CASE WHEN n > 0 AND r.times[n] >= o_now THEN least(r.times[n]::numeric + 1, big)::bigint
+                      ELSE small END);
+          END IF;
+          IF o_booked THEN
+              UPDATE ratelimit_keys SET latest = o_now, rest_at = r.rest_at, times = r.times, permits = r.permits,
+                  ids = r.ids, cum = r.cum, tokens = r.tokens, last = r.last, before_tokens = r.before_tokens,
+                  before_last = r.before_last, before_id = r.before_id
+                  WHERE name = p_name AND key = p_key;
+              IF NOT FOUND THEN
+                  -- A new key, or a row the sweep deleted since it was read (it was at rest, as fresh as this).
+                  r.latest := o_now;
+                  INSERT INTO ratelimit_keys SELECT r.*;
+              END IF;
+          END IF;
+          IF p_sweep > 0 THEN
+              -- After the own row is written: rows that only keys at rest hold, a bounded batch found by index;
+              -- rows a decision holds are skipped, so a sweep never waits on one (nor one on it, in a cycle).
+              DELETE FROM ratelimit_keys WHERE ctid = ANY (ARRAY(
+                  SELECT ctid FROM ratelimit_keys
+                  WHERE name = p_name AND rest_at <= o_now AND key <> p_key
+                  LIMIT p_sweep FOR UPDATE SKIP LOCKED));
+              GET DIAGNOSTICS o_swept = ROW_COUNT;
+          END IF;
+      END
+      $f$;
+      """
+
+    /// Several policies' decisions for one key (`p_bursts[j]` 0: a sliding window), all or nothing, in one statement: every key's lock first, in one
+    /// order (two joint decisions never wait for each other in a cycle), then each decision in the policies'
+    /// order inside a subtransaction that is rolled back if any refuses; the report is then each key as it is.
+    static let decideAllFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_decide_all_v4(
+          p_names bytea[], p_key bytea, p_limits bigint[], p_windows bigint[], p_bursts bigint[],
+          p_permits bigint[], p_now bigint, p_lock_timeout text)
+      RETURNS TABLE (o_booked boolean, o_time bigint, o_now bigint, o_remaining bigint, o_rest_at bigint)
+      LANGUAGE plpgsql VOLATILE AS $f$
+      DECLARE
+          m integer := coalesce(array_length(p_names, 1), 0);
+          d record;
+          lock_key bigint;
+          refused boolean := false;
+          booked boolean[] := '{}';
+          times bigint[] := '{}';
+          nows bigint[] := '{}';
+          remainings bigint[] := '{}';
+          rests bigint[] := '{}';
+      BEGIN
+          IF p_lock_timeout IS NOT NULL THEN
+              PERFORM set_config('lock_timeout', p_lock_timeout, true);
+          END IF;
+          FOR lock_key IN SELECT DISTINCT ratelimit_lock_key(nm, p_key) FROM unnest(p_names) AS nm ORDER BY 1 LOOP
+              PERFORM pg_advisory_xact_lock(lock_key);
+          END LOOP;
+          BEGIN
+              FOR j IN 1..m LOOP
+                  SELECT * INTO d FROM ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
+                      nullif(p_bursts[j], 0), p_permits[j], p_now, 0, 0, 0, NULL);
+                  booked[j] := d.o_booked;
+                  times[j] := d.o_time;
+                  nows[j] := d.o_now;
+                  remainings[j] := d.o_remaining;
+                  rests[j] := d.o_rest_at;
+                  IF NOT d.o_booked THEN refused := true; END IF;
+              END LOOP;
+              IF refused THEN
+                  RAISE EXCEPTION 'refused' USING ERRCODE = 'RLREF';
+              END IF;
+          EXCEPTION WHEN SQLSTATE 'RLREF' THEN
+              -- Rolled back: nothing taken from any policy. Report each key as it is (mode 2 reads only).
+              FOR j IN 1..m LOOP
+                  SELECT * INTO d FROM ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
+                      nullif(p_bursts[j], 0), p_permits[j], p_now, NULL, 2, 0, NULL);
+                  remainings[j] := d.o_remaining;
+                  rests[j] := d.o_rest_at;
+              END LOOP;
+          END;
+          FOR j IN 1..m LOOP
+              o_booked := booked[j];
+              o_time := times[j];
+              o_now := nows[j];
+              o_remaining := remainings[j];
+              o_rest_at := rests[j];
+              RETURN NEXT;
+          END LOOP;
+      END
+      $f$;
+      """
+
+    /// Gives a booking back. `p_force` false (`cancel()`): at or before its instant only. `p_force` true (a
+    /// grant taken back: the policy of a refused request, a decision that answered too late): whenever.
+    /// Window: the booking leaves the log. Bucket: the credit comes back if it is the key's latest booking (the
+    /// bucket is then as if it had never been made); otherwise only the booking leaves the list ahead, and the
+    /// latest booking keeps its right to come back. Ids never repeat, so a stale id touches nothing.
+    static let cancelFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_cancel_v4(
+          p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_id bigint, p_now bigint,
+          p_force boolean)
+          RETURNS void
+      LANGUAGE plpgsql VOLATILE AS $f$
+      DECLARE
+          big CONSTANT bigint := 9223372036854775807;
+          small CONSTANT bigint := -9223372036854775808;
+          r ratelimit_keys%ROWTYPE;
+          now_ bigint;
+          at integer;
+          n integer;
+          full_credit numeric;
+      BEGIN
+          PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
+          SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
+          IF NOT FOUND THEN RETURN; END IF;
+          now_ := greatest(coalesce(p_now, ratelimit_clock()), r.latest);
+          at := array_position(r.ids, p_id);
+          IF at IS NULL OR (NOT p_force AND r.times[at] < now_) THEN RETURN; END IF;
+          n := array_length(r.ids, 1);
+          IF p_burst IS NOT NULL AND r.before_id IS NOT DISTINCT FROM p_id THEN
+              r.tokens := r.before_tokens;
+              r.last := r.before_last;
+              r.before_id := NULL;
+          END IF;
+          IF p_burst IS NULL THEN
+              FOR j IN at + 1..n LOOP r.cum[j] := r.cum[j] - r.permits[at]; END LOOP;
+              r.cum := r.cum[1:at - 1] || r.cum[at + 1:n];
+          END IF;
+          r.times := r.times[1:at - 1] || r.times[at + 1:n];
+          r.permits := r.permits[1:at - 1] || r.permits[at + 1:n];
+          r.ids := r.ids[1:at - 1] || r.ids[at + 1:n];
+          n := n - 1;
+          IF p_burst IS NULL THEN
+              r.rest_at := CASE WHEN n = 0 THEN small ELSE least(r.times[n]::numeric + p_window, big)::bigint END;
+          ELSE
+              full_credit := p_burst::numeric * p_window;
+              r.rest_at := greatest(
+                  CASE WHEN r.tokens IS NULL OR r.tokens >= full_credit THEN small
+                      ELSE least(r.last + div(full_credit - r.tokens + p_limit - 1, p_limit), big)::bigint END,
+                  CASE WHEN n = 0 THEN small ELSE least(r.times[n]::numeric + 1, big)::bigint END);
+          END IF;
+          UPDATE ratelimit_keys SET latest = now_, rest_at = r.rest_at, times = r.times, permits = r.permits,
+              ids = r.ids, cum = r.cum, tokens = r.tokens, last = r.last, before_id = r.before_id
+              WHERE name = p_name AND key = p_key;
+      END
+      $f$;
+      """
+  }
+#endif

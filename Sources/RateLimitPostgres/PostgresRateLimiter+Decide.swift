@@ -1,0 +1,111 @@
+#if Postgres
+  import PostgresNIO
+  @_spi(RateLimitIntegration) public import RateLimit
+
+  extension PostgresRateLimiter: SharedKeyedLimiter {
+    /// Decides as ``tryAcquire(_:for:)`` does and reports what a response needs about `key` after it, in one
+    /// round trip: the same values `KeyedRateLimiter.decide(_:for:)` reports on the same timeline.
+    ///
+    /// ```swift
+    /// let d = try await perClient.decide(for: clientID)
+    /// if !d.isGranted { reject(retryAfter: d.retryAfter) }
+    /// ```
+    ///
+    /// When the database cannot answer, the policy's answer: `.allow` granted, `.deny` refused (`retryAfter`
+    /// `nil`), `.fallback(l)` `l.decide(permits, for: key)`; each with `isFallback` set. A key refused by the
+    /// database is refused here without a round trip until it can grant one permit again (`localRefusals`).
+    ///
+    /// - Throws: ``PostgresRateLimiterError/invalidKey(reason:)`` (more than 1,024 UTF-8 bytes) without a round
+    ///   trip; ``PostgresRateLimiterError/unavailable(underlying:)`` under `.throwError`.
+    public func decide(_ permits: Int = 1, for key: String) async throws -> RateLimitDecision {
+      requirePositive(permits, "permits")
+      let keyBytes = try Self.keyBytes(key)
+      if permits > capacity || isUnlimited {
+        return RateLimitDecision(
+          isGranted: isUnlimited, limit: capacity, window: window, remaining: isUnlimited ? capacity : 0,
+          resetAfter: .zero, retryAfter: nil)
+      }
+      let now = localClock.now
+      if let refusal = localRefusals?.refusal(for: key, at: now) {
+        if permits == 1 {
+          return RateLimitDecision(
+            isGranted: false, limit: capacity, window: window, remaining: 0,
+            resetAfter: max(.zero, refusal.restAt - now), retryAfter: refusal.until - now)
+        }
+      }
+      do {
+        let decision = try await ask(.tryAcquire, permits, key: keyBytes, maxDelay: 0, remembering: key)
+        return report(decision, permits: permits)
+      } catch let error as Unavailable {
+        return try answer(
+          error,
+          allow: RateLimitDecision(
+            isGranted: true, limit: capacity, window: window, remaining: capacity, resetAfter: .zero,
+            retryAfter: nil, isFallback: true),
+          deny: RateLimitDecision(
+            isGranted: false, limit: capacity, window: window, remaining: 0, resetAfter: .zero, retryAfter: nil,
+            isFallback: true)
+        ) { local in
+          var decision = local.decide(permits, for: key)
+          decision.isFallback = true
+          return decision
+        }
+      }
+    }
+
+    /// The public form of a decision's answer.
+    func report(_ decision: Decision, permits: Int) -> RateLimitDecision {
+      RateLimitDecision(
+        isGranted: decision.booked, limit: capacity, window: window, remaining: Int(clamping: decision.remaining),
+        resetAfter: .nanoseconds(decision.restAt <= decision.now ? 0 : decision.restAt &- decision.now),
+        retryAfter: decision.booked ? nil : .nanoseconds(max(0, decision.time &- decision.now)))
+    }
+  }
+
+  extension PostgresRateLimiter: _JointlyDecidingLimiter {
+    /// Limiters on one `PostgresClient` decide together.
+    public var _jointGroup: ObjectIdentifier { ObjectIdentifier(client) }
+
+    /// Several policies for one key, all or nothing, in one round trip (`ratelimit_decide_all_v4`): no other
+    /// decision ever sees part of it. When the database cannot answer, each part's own policy answers, and
+    /// the request is granted only if all of them grant.
+    public func _decideJointly(_ parts: [(limiter: any SharedKeyedLimiter, permits: Int)], for key: String)
+      async throws -> [RateLimitDecision]
+    {
+      let limiters = parts.compactMap { $0.limiter as? PostgresRateLimiter }
+      precondition(limiters.count == parts.count, "every part of a joint decision is a PostgresRateLimiter")
+      let keyBytes = try Self.keyBytes(key)
+      if limiters.contains(where: { $0.isUnlimited || parts[0].permits > $0.capacity }) || parts.isEmpty {
+        return try await decideOneByOne(parts, key: key)
+      }
+      do {
+        try await prepareIfNeeded()
+        let query: PostgresQuery = """
+          SELECT o_booked, o_time, o_now, o_remaining, o_rest_at FROM ratelimit_decide_all_v4(\
+          \(limiters.map(\.nameBytes)), \(keyBytes), \(limiters.map { Int64($0.limit) }), \
+          \(limiters.map(\.windowNanoseconds)), \(limiters.map { Int64($0.burst ?? 0) }), \
+          \(parts.map { Int64($0.permits) }), \(nowSent), \(lockTimeout))
+          """
+        let rows = try await runAll(query, as: (Bool, Int64, Int64, Int64, Int64).self)
+        guard rows.count == parts.count else { throw NoRow() }
+        return zip(zip(limiters, parts), rows).map { pair, row in
+          pair.0.report(
+            Decision(time: row.1, now: row.2, id: -1, booked: row.0, remaining: row.3, restAt: row.4),
+            permits: pair.1.permits)
+        }
+      } catch is Unavailable {
+        // Each limiter's own policy: decide one by one (a fallback decides locally, all or nothing).
+        return try await decideOneByOne(parts, key: key)
+      }
+    }
+
+    /// The parts one at a time, as RateLimitHTTP would for in-process limiters; used when the store is away.
+    private func decideOneByOne(_ parts: [(limiter: any SharedKeyedLimiter, permits: Int)], key: String)
+      async throws -> [RateLimitDecision]
+    {
+      var decisions: [RateLimitDecision] = []
+      for part in parts { decisions.append(try await part.limiter.decide(part.permits, for: key)) }
+      return decisions
+    }
+  }
+#endif

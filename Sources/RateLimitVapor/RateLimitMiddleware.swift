@@ -1,0 +1,90 @@
+#if Vapor
+  import Logging
+  import Metrics
+  import NIOCore
+  public import RateLimitHTTP
+  public import Vapor
+
+  /// Rate limits the routes behind it: every request takes `permits` of each policy for its key, all or nothing.
+  ///
+  /// ```swift
+  /// let searches = KeyedRateLimiter<String>(limit: 10, per: .seconds(10))
+  /// app.grouped(RateLimitMiddleware(RateLimitPolicy("api", searches), trustedProxies: 1))
+  ///   .get("search") { _ in "ok" }
+  /// ```
+  ///
+  /// | the request | the response |
+  /// | --- | --- |
+  /// | no key (`key` returns `nil`, or no peer address) | the route's, untouched: not limited |
+  /// | a key longer than 1,024 UTF-8 bytes | 400 Bad Request, no decision |
+  /// | every policy grants | the route's, with `RateLimit-Policy` and `RateLimit` |
+  /// | a policy refuses | 429 Too Many Requests, `Retry-After`, the RateLimit fields; the route never runs and no policy keeps anything |
+  ///
+  /// The address initializer keys by the connection's peer (`Request.remoteAddress`), never by Vapor's
+  /// `Request.peerAddress`, which returns the first `X-Forwarded-For` entry: an address the client chooses.
+  ///
+  /// A refusal is logged at `debug` on the request's logger (policy, key, retry); the swift-metrics counter
+  /// `ratelimit_requests` counts requests by `policy` and `decision` (`granted`: every policy granted;
+  /// `refused`: this policy refused). Errors a limiter throws propagate as any middleware error does.
+  public struct RateLimitMiddleware: AsyncMiddleware {
+    let gate: RateLimitGate
+    let key: @Sendable (Request) -> String?
+
+    /// - Parameters:
+    ///   - policies: The limits every request takes from, for its key, in the order the header fields list them.
+    ///   - headers: Which header fields responses carry; ``RateLimitHeaders/ietf`` by default.
+    ///   - key: The request's key; `nil`: the request is not limited.
+    public init(
+      _ policies: RateLimitPolicy..., headers: RateLimitHeaders = .ietf, key: @escaping @Sendable (Request) -> String?
+    ) {
+      self.gate = RateLimitGate(policies, headers: headers)
+      self.key = key
+    }
+
+    /// Keyed by the client's address (``RateLimitHTTP/clientKey(address:)``: IPv6 by /64), behind
+    /// `trustedProxies` reverse proxies that each append to `X-Forwarded-For`. With `trustedProxies: 0`
+    /// forwarding headers are never read: a client cannot choose its own key. A request without a peer address
+    /// is not limited.
+    public init(_ policies: RateLimitPolicy..., headers: RateLimitHeaders = .ietf, trustedProxies: Int = 0) {
+      self.gate = RateLimitGate(policies, headers: headers)
+      self.key = { request in
+        guard let peer = request.remoteAddress?.ipAddress else { return nil }
+        let forwarded = trustedProxies > 0 ? request.headers["X-Forwarded-For"] : []
+        return clientKey(
+          address: clientAddress(peer: peer, forwardedFor: forwarded, trustedProxies: trustedProxies))
+      }
+    }
+
+    /// Decides the request's key, then runs `next` (granted) or answers 429 (refused) or 400 (key too long).
+    public func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+      guard let key = key(request) else { return try await next.respond(to: request) }
+      switch try await gate.decide(key: key) {
+      case .granted(let fields):
+        for policy in gate.policies { Self.count(policy.name, "granted") }
+        let response = try await next.respond(to: request)
+        for field in fields { response.headers.add(name: field.name, value: field.value) }
+        return response
+      case .refused(let refusal):
+        for name in refusal.refusedBy { Self.count(name, "refused") }
+        request.logger.debug(
+          "rate limit: request refused",
+          metadata: [
+            "ratelimit.policy": .string(refusal.refusedBy.joined(separator: ",")), "ratelimit.key": .string(key),
+            "ratelimit.retry_after": .string(refusal.retryAfter.map { "\($0)" } ?? "never"),
+          ])
+        var headers = HTTPHeaders(refusal.fields.map { ($0.name, $0.value) })
+        headers.replaceOrAdd(name: .contentType, value: "text/plain; charset=utf-8")
+        return Response(status: .tooManyRequests, headers: headers, body: .init(string: "Too Many Requests\n"))
+      case .badRequest:
+        var headers = HTTPHeaders()
+        headers.replaceOrAdd(name: .contentType, value: "text/plain; charset=utf-8")
+        return Response(
+          status: .badRequest, headers: headers, body: .init(string: "Bad Request: the rate limit key is too long\n"))
+      }
+    }
+
+    private static func count(_ policy: String, _ decision: String) {
+      Counter(label: "ratelimit_requests", dimensions: [("policy", policy), ("decision", decision)]).increment()
+    }
+  }
+#endif

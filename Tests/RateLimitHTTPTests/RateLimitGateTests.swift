@@ -1,0 +1,106 @@
+import RateLimit
+import RateLimitHTTP
+import Testing
+
+@Suite struct RateLimitFieldsTests {
+  @Test func namesAreStructuredFieldStrings() {
+    #expect(RateLimitFields.structuredString(#"a"b\c"#) == #""a\"b\\c""#)
+    #expect(RateLimitFields.structuredString("día") == #""d?a""#)
+  }
+
+  @Test func wholeSecondsRoundUp() {
+    #expect(RateLimitFields.wholeSeconds(.zero) == 0)
+    #expect(RateLimitFields.wholeSeconds(.nanoseconds(1)) == 1)
+    #expect(RateLimitFields.wholeSeconds(.seconds(4)) == 4)
+    #expect(RateLimitFields.wholeSeconds(.milliseconds(4_001)) == 5)
+    #expect(RateLimitFields.wholeSeconds(.seconds(-3)) == 0)
+  }
+}
+
+@Suite struct RateLimitGateTests {
+  @Test func grantedCarriesBothFieldsInPolicyOrder() async throws {
+    let clock = ManualClock()
+    let search = KeyedRateLimiter<String>(limit: 10, per: .seconds(10), clock: clock)
+    let daily = KeyedRateLimiter<String>(limit: 100, per: .seconds(86_400), burst: 100, clock: clock)
+    let gate = RateLimitGate([RateLimitPolicy("search", search), RateLimitPolicy(#"da"ily"#, daily)])
+    for _ in 0..<2 { _ = try await gate.decide(key: "k") }
+    clock.advance(by: .seconds(6))
+    guard case .granted(let fields) = try await gate.decide(key: "k") else {
+      Issue.record("refused")
+      return
+    }
+    #expect(fields.map(\.name) == ["RateLimit-Policy", "RateLimit"])
+    #expect(fields[0].value == #""search";q=10;w=10, "da\"ily";q=100;w=86400"#)
+    // search: 3 in the window, the last leaves at 16 s (t = 10); daily: 97 whole permits, full in 3 × 864 s.
+    #expect(fields[1].value == #""search";r=7;t=10, "da\"ily";r=97;t=2586"#)
+  }
+
+  @Test func aRefusalTakesNothingFromAnyPolicy() async throws {
+    let clock = ManualClock()
+    let perSecond = KeyedRateLimiter<String>(limit: 1, per: .seconds(1), clock: clock)
+    let perDay = KeyedRateLimiter<String>(limit: 3, per: .seconds(86_400), clock: clock)
+    let gate = RateLimitGate([RateLimitPolicy("burst", perSecond), RateLimitPolicy("daily", perDay)])
+    var granted = 0
+    for _ in 0..<20 {
+      for _ in 0..<5 {
+        switch try await gate.decide(key: "k") {
+        case .granted: granted += 1
+        case .refused(let refusal):
+          #expect(refusal.fields.first?.name == "Retry-After")
+        case .badRequest: Issue.record("bad request")
+        }
+      }
+      clock.advance(by: .seconds(1))
+    }
+    // Refusals by the per-second policy never ate the daily quota, nor the other way round.
+    #expect(granted == 3)
+    // Refused by the daily policy now: the per-second grant it made was taken back at once.
+    guard case .refused(let refusal) = try await gate.decide(key: "k") else {
+      Issue.record("granted")
+      return
+    }
+    #expect(refusal.refusedBy == ["daily"])
+    #expect(perSecond.retryAfter(for: "k") == .zero)
+    #expect(perDay.retryAfter(for: "k") == .seconds(86_400 - 20))
+    #expect(refusal.fields.last?.value == #""burst";r=1;t=0, "daily";r=0;t=86382"#)
+  }
+
+  @Test func refusalRetryAfterIsTheLongestAndAtLeastOneSecond() async throws {
+    let clock = ManualClock()
+    let a = KeyedRateLimiter<String>(limit: 1, per: .milliseconds(300), clock: clock)
+    let gate = RateLimitGate([RateLimitPolicy("a", a)])
+    _ = try await gate.decide(key: "k")
+    guard case .refused(let refusal) = try await gate.decide(key: "k") else {
+      Issue.record("granted")
+      return
+    }
+    #expect(refusal.refusedBy == ["a"])
+    #expect(refusal.retryAfter == .milliseconds(300))
+    #expect(refusal.fields[0] == ("Retry-After", "1"))
+  }
+
+  @Test func moreThanTheCapacityHasNoRetryAfter() async throws {
+    let limiter = KeyedRateLimiter<String>(limit: 2, per: .seconds(1), clock: ManualClock())
+    let gate = RateLimitGate([RateLimitPolicy("big", limiter, permits: 3)], headers: .none)
+    guard case .refused(let refusal) = try await gate.decide(key: "k") else {
+      Issue.record("granted")
+      return
+    }
+    #expect(refusal.retryAfter == nil)
+    #expect(refusal.fields.isEmpty)
+  }
+
+  @Test func aKeyLongerThan1024BytesIsABadRequest() async throws {
+    let limiter = KeyedRateLimiter<String>(limit: 2, per: .seconds(1), clock: ManualClock())
+    let gate = RateLimitGate([RateLimitPolicy("p", limiter)])
+    guard case .badRequest = try await gate.decide(key: String(repeating: "x", count: 1_025)) else {
+      Issue.record("decided")
+      return
+    }
+    guard case .granted = try await gate.decide(key: String(repeating: "x", count: 1_024)) else {
+      Issue.record("not granted")
+      return
+    }
+    #expect(limiter.count == 1)
+  }
+}

@@ -1,0 +1,109 @@
+#if Hummingbird
+  import HTTPTypes
+  import Hummingbird
+  import HummingbirdTesting
+  import NIOCore
+  import RateLimit
+  import RateLimitHTTP
+  import RateLimitHummingbird
+  import Testing
+
+  /// A request context with the client's address, as an app that keys by address has.
+  struct AddressContext: RequestContext, RemoteAddressRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let remoteAddress: SocketAddress?
+
+    init(source: Source) {
+      self.coreContext = .init(source: source)
+      self.remoteAddress = source.channel.remoteAddress
+    }
+  }
+
+  @Suite struct HummingbirdMiddlewareTests {
+    static let apiKey = HTTPField.Name("X-Api-Key")!
+
+    @Test func tenPerTenSecondsThroughTheRouter() async throws {
+      let clock = ManualClock()
+      let searches = KeyedRateLimiter<String>(limit: 10, per: .seconds(10), clock: clock)
+      let router = Router()
+      router.group("search")
+        .add(
+          middleware: RateLimitMiddleware(RateLimitPolicy("search", searches)) { request, _ in
+            request.headers[Self.apiKey]
+          }
+        )
+        .get { _, _ in "ok" }
+      let app = Application(router: router)
+      try await app.test(.router) { client in
+        for index in 0..<10 {
+          try await client.execute(uri: "/search", method: .get, headers: [Self.apiKey: "alice"]) { response in
+            #expect(response.status == .ok)
+            #expect(response.headers[HTTPField.Name("RateLimit-Policy")!] == #""search";q=10;w=10"#)
+            #expect(response.headers[HTTPField.Name("RateLimit")!] == "\"search\";r=\(9 - index);t=10")
+          }
+          clock.advance(by: .milliseconds(100))
+        }
+        try await client.execute(uri: "/search", method: .get, headers: [Self.apiKey: "alice"]) { response in
+          #expect(response.status == .tooManyRequests)
+          #expect(response.headers[.retryAfter] == "9")
+          #expect(response.headers[HTTPField.Name("RateLimit")!] == #""search";r=0;t=10"#)
+          #expect(String(buffer: response.body) == "Too Many Requests\n")
+        }
+        // Another key has its own quota; no key is not limited.
+        try await client.execute(uri: "/search", method: .get, headers: [Self.apiKey: "bob"]) { response in
+          #expect(response.status == .ok)
+        }
+        try await client.execute(uri: "/search", method: .get) { response in
+          #expect(response.status == .ok)
+          #expect(response.headers[HTTPField.Name("RateLimit")!] == nil)
+        }
+        let huge = String(repeating: "k", count: 1_025)
+        try await client.execute(uri: "/search", method: .get, headers: [Self.apiKey: huge]) { response in
+          #expect(response.status == .badRequest)
+        }
+      }
+    }
+
+    @Test func aLiveServerKeyedByAddressIgnoresSpoofedForwardedFor() async throws {
+      let limiter = KeyedRateLimiter<String>(limit: 2, per: .seconds(60))
+      let router = Router(context: AddressContext.self)
+      router.add(middleware: RateLimitMiddleware(RateLimitPolicy("api", limiter)))
+      router.get("/") { _, _ in "ok" }
+      let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+      try await app.test(.live) { client in
+        var statuses: [HTTPResponse.Status] = []
+        for spoof in ["1.1.1.1", "2.2.2.2", "3.3.3.3"] {
+          let headers: HTTPFields = [HTTPField.Name("X-Forwarded-For")!: spoof]
+          try await client.execute(uri: "/", method: .get, headers: headers) { response in
+            statuses.append(response.status)
+            if response.status == .tooManyRequests {
+              #expect(response.headers[HTTPField.Name("RateLimit-Policy")!] == #""api";q=2;w=60"#)
+              #expect(response.headers[.retryAfter] == "60")
+            }
+          }
+        }
+        #expect(statuses == [.ok, .ok, .tooManyRequests])
+      }
+      #expect(limiter.count == 1)
+    }
+
+    @Test func behindOneTrustedProxyTheForwardedAddressIsTheKey() async throws {
+      let limiter = KeyedRateLimiter<String>(limit: 1, per: .seconds(60))
+      let router = Router(context: AddressContext.self)
+      router.add(middleware: RateLimitMiddleware(RateLimitPolicy("api", limiter), trustedProxies: 1))
+      router.get("/") { _, _ in "ok" }
+      let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+      try await app.test(.live) { client in
+        var statuses: [HTTPResponse.Status] = []
+        for forwarded in ["203.0.113.1", "203.0.113.2", "9.9.9.9, 203.0.113.1", "2001:db8:1:2::1", "2001:db8:1:2::99"] {
+          let headers: HTTPFields = [HTTPField.Name("X-Forwarded-For")!: forwarded]
+          try await client.execute(uri: "/", method: .get, headers: headers) { response in
+            statuses.append(response.status)
+          }
+        }
+        // The rightmost entry is the proxy's: 203.0.113.1 twice, and one /64 twice.
+        #expect(statuses == [.ok, .ok, .tooManyRequests, .ok, .tooManyRequests])
+      }
+    }
+  }
+#endif

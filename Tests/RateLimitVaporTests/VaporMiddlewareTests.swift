@@ -1,0 +1,58 @@
+#if Vapor
+  import RateLimit
+  import RateLimitHTTP
+  import RateLimitVapor
+  import Testing
+  import Vapor
+  import VaporTesting
+
+  @Suite struct VaporMiddlewareTests {
+    @Test func keyedByAHeaderInMemory() async throws {
+      let clock = ManualClock()
+      let searches = KeyedRateLimiter<String>(limit: 2, per: .seconds(10), clock: clock)
+      try await withApp { app in
+        app.grouped(RateLimitMiddleware(RateLimitPolicy(#"se"arch"#, searches)) { $0.headers.first(name: "X-Api-Key") })
+          .get("search") { _ in "ok" }
+        let tester = try app.testing()
+        for remaining in [1, 0] {
+          try await tester.test(.GET, "search", headers: ["X-Api-Key": "alice"]) { response async in
+            #expect(response.status == .ok)
+            #expect(response.headers.first(name: "RateLimit-Policy") == #""se\"arch";q=2;w=10"#)
+            #expect(response.headers.first(name: "RateLimit") == "\"se\\\"arch\";r=\(remaining);t=10")
+          }
+        }
+        clock.advance(by: .milliseconds(2_500))
+        try await tester.test(.GET, "search", headers: ["X-Api-Key": "alice"]) { response async in
+          #expect(response.status == .tooManyRequests)
+          #expect(response.headers.first(name: "Retry-After") == "8")
+          #expect(response.body.string == "Too Many Requests\n")
+        }
+        try await tester.test(.GET, "search") { response async in
+          #expect(response.status == .ok)
+          #expect(response.headers.first(name: "RateLimit") == nil)
+        }
+        try await tester.test(.GET, "search", headers: ["X-Api-Key": String(repeating: "x", count: 1_025)]) {
+          response async in
+          #expect(response.status == .badRequest)
+        }
+      }
+    }
+
+    @Test func aLiveServerKeyedByThePeerNotByVaporsPeerAddress() async throws {
+      let limiter = KeyedRateLimiter<String>(limit: 2, per: .seconds(60))
+      try await withApp { app in
+        app.grouped(RateLimitMiddleware(RateLimitPolicy("api", limiter), trustedProxies: 0)).get("search") { _ in "ok" }
+        app.http.server.configuration.port = 0
+        let tester = try app.testing(method: .running(hostname: "127.0.0.1", port: 0))
+        var statuses: [HTTPStatus] = []
+        for spoof in ["1.1.1.1", "2.2.2.2", "3.3.3.3"] {
+          try await tester.test(.GET, "search", headers: ["X-Forwarded-For": spoof]) { response async in
+            statuses.append(response.status)
+          }
+        }
+        #expect(statuses == [.ok, .ok, .tooManyRequests])
+      }
+      #expect(limiter.count == 1)
+    }
+  }
+#endif
