@@ -38,6 +38,15 @@
       }
     }
 
+    @Test func theSpecCallSiteCompiles() async throws {
+      let searches = KeyedRateLimiter<String>(limit: 10, per: .seconds(10))
+      try await withApp { app in
+        app.grouped(RateLimitMiddleware(RateLimitPolicy("api", searches), trustedProxies: 1)).get("search") { _ in "ok"
+        }
+        #expect(app.routes.all.count == 1)
+      }
+    }
+
     @Test func aLiveServerKeyedByThePeerNotByVaporsPeerAddress() async throws {
       let limiter = KeyedRateLimiter<String>(limit: 2, per: .seconds(60))
       try await withApp { app in
