@@ -42,6 +42,13 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
       }
     }
 
+    var waiters: WaiterTimeline {
+      switch self {
+      case .window(let store): store.waiters
+      case .bucket(let store): store.waiters
+      }
+    }
+
     func tryAcquire(_ permits: Int, for key: Key) -> Bool {
       switch self {
       case .window(let store): store.tryAcquire(permits, for: key)
@@ -129,7 +136,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
   public func reserve(_ permits: Int = 1, for key: Key, within maxDelay: Duration? = nil) -> RateLimiter.Reservation? {
     requirePositive(permits, "permits", of: "KeyedRateLimiter")
     if let maxDelay { requireNonNegative(maxDelay, "maxDelay", of: "KeyedRateLimiter") }
-    guard case .booked(let booking, let now) = store.reserve(permits, for: key, within: maxDelay) else { return nil }
+    guard case .booked(let booking, let now, _) = store.reserve(permits, for: key, within: maxDelay) else { return nil }
     return RateLimiter.Reservation(booking, madeAt: now, canceller: store.canceller(for: key))
   }
 
@@ -140,7 +147,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
     try Task.checkCancellation()
     try await awaitBooking(
       store.reserve(permits, for: key, within: maxDelay), requested: permits, maxDelay: maxDelay,
-      clock: store.clock, canceller: store.canceller(for: key))
+      clock: store.clock, canceller: store.canceller(for: key), timeline: store.waiters)
   }
 
   /// ``RateLimiter/retryAfter(_:)`` for `key`: what a 429's `Retry-After` should say.

@@ -66,6 +66,13 @@ public final class RateLimiter: Sendable {
       }
     }
 
+    var waiters: WaiterTimeline {
+      switch self {
+      case .window(let core): core.waiters
+      case .bucket(let core): core.waiters
+      }
+    }
+
     var canceller: any BookingCanceller {
       switch self {
       case .window(let core): core
@@ -168,7 +175,7 @@ public final class RateLimiter: Sendable {
   public func reserve(_ permits: Int = 1, within maxDelay: Duration? = nil) -> Reservation? {
     requirePositive(permits, "permits", of: "RateLimiter")
     if let maxDelay { requireNonNegative(maxDelay, "maxDelay", of: "RateLimiter") }
-    guard case .booked(let booking, let now) = core.reserve(permits, within: maxDelay) else { return nil }
+    guard case .booked(let booking, let now, _) = core.reserve(permits, within: maxDelay) else { return nil }
     return Reservation(booking, madeAt: now, canceller: core.canceller)
   }
 
@@ -191,7 +198,7 @@ public final class RateLimiter: Sendable {
     try Task.checkCancellation()
     try await awaitBooking(
       core.reserve(permits, within: maxDelay), requested: permits, maxDelay: maxDelay, clock: core.clock,
-      canceller: core.canceller)
+      canceller: core.canceller, timeline: core.waiters)
   }
 
   /// How long a request made now would wait: the `delay` ``reserve(_:within:)`` would give, without booking.

@@ -33,6 +33,18 @@ if let first = CommandLine.arguments.dropFirst().first, first.hasPrefix("--fleet
   #endif
 }
 
+// A rate-limited HTTP route on loopback (Hummingbird): built with the Hummingbird trait only.
+if let first = CommandLine.arguments.dropFirst().first, first == "--serve" {
+  #if Hummingbird
+    exit(await ServeDemo.run(Array(CommandLine.arguments.dropFirst())))
+  #else
+    var line =
+      "rate-limit-demo: --serve needs the Hummingbird trait: swift run --traits Hummingbird rate-limit-demo --serve <port>\n"
+    line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    exit(2)
+  #endif
+}
+
 let options: Options
 do {
   switch try Options.parse(Array(CommandLine.arguments.dropFirst())) {

@@ -101,3 +101,25 @@ import Testing
     #expect(keyed.reserve(.max, for: "k") != nil)
   }
 }
+
+/// An undoable grant taken back later than it was made, after other operations (which forget and prune), as
+/// RateLimitHTTP does on a real clock: found by the demo, where a refused request kept a token bucket's permit.
+@Suite struct UndoTests {
+  @Test(arguments: [nil, 5] as [Int?]) func anUndoLaterGivesThePermitBack(burst: Int?) {
+    let clock = ManualClock()
+    let limiter =
+      if let burst {
+        KeyedRateLimiter<String>(limit: 5, per: .seconds(86_400), burst: burst, clock: clock)
+      } else {
+        KeyedRateLimiter<String>(limit: 5, per: .seconds(86_400), clock: clock)
+      }
+    #expect(limiter.decide(for: "k").remaining == 4)
+    let grant = limiter._decideUndoably(1, for: "k")
+    #expect(grant.decision.remaining == 3)
+    clock.advance(by: .microseconds(20))
+    for other in 0..<8 { _ = limiter.tryAcquire(for: "other \(other)") }
+    let after = grant.undo()
+    #expect(after.remaining == 4)
+    #expect(limiter.decide(for: "k").remaining == 3)
+  }
+}

@@ -32,6 +32,8 @@ final class KeyedLimiters<Key: Hashable & Sendable, Limiter: ActionLimiter>: @un
   @usableFromInline var entries: [Key: Entry] = [:]
   @usableFromInline var isInvalidated = false
   @usableFromInline var operationsSinceSweep = 0
+  /// The limiters held after the last sweep.
+  @usableFromInline var heldAtLastSweep = 0
 
   init(_ make: @escaping @Sendable (Key) -> Limiter) {
     self.make = make
@@ -50,7 +52,9 @@ final class KeyedLimiters<Key: Hashable & Sendable, Limiter: ActionLimiter>: @un
     let (existing, sweepIsDue): (Limiter?, Bool) = lock.withLock {
       operationsSinceSweep += 1
       // A sweep asks every held limiter whether it is at rest: once every 4 × count operations, O(1) amortized.
-      let sweepIsDue = operationsSinceSweep >= 4 * Swift.max(entries.count, 16)
+      // Counted against the limiters held at the last sweep, not now: when every operation brings a new key,
+      // the count grows as fast as the operations and a sweep due at 4 × count would never come.
+      let sweepIsDue = operationsSinceSweep >= 4 * Swift.max(heldAtLastSweep, 16)
       if creating && isInvalidated { return (nil, sweepIsDue) }
       guard let index = entries.index(forKey: key) else { return (nil, sweepIsDue) }
       entries.values[index].users += 1
@@ -139,6 +143,7 @@ final class KeyedLimiters<Key: Hashable & Sendable, Limiter: ActionLimiter>: @un
       for (key, entry) in entries { shrunk[key] = entry }
       entries = shrunk
     }
+    heldAtLastSweep = entries.count
     return free
   }
 
@@ -204,4 +209,14 @@ struct WeakKeyedLimiters<Key: Hashable & Sendable, Limiter: ActionLimiter>: @unc
   init(_ object: KeyedLimiters<Key, Limiter>) {
     self.object = object
   }
+}
+
+extension KeyedLimiters {
+  /// Limiters held now, without sweeping first (tests of what the automatic sweep keeps).
+  var heldWithoutSweeping: Int { lock.withLock { entries.count } }
+}
+
+extension Keyed {
+  /// Limiters held now, without sweeping first (tests of what the automatic sweep keeps).
+  var heldWithoutSweeping: Int { limiters.heldWithoutSweeping }
 }

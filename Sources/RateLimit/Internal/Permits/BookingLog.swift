@@ -2,7 +2,8 @@
 /// earlier than one made before it): the sliding window's log, the token bucket's bookings ahead.
 ///
 /// A ring of entries that allocates only when it grows. Entries leave from the front as time passes; a
-/// cancelled one leaves from wherever it is, found by its id in O(log n).
+/// cancelled one is found by its id in O(log n) and left as a tombstone (no permits) until it reaches the front
+/// (or the back, where it leaves at once).
 struct BookingLog: Sendable {
   /// One booking: `permits` at `time` (whole nanoseconds), and the id a ``RateLimiter/Reservation`` cancels it by.
   struct Entry: Sendable {
@@ -72,9 +73,13 @@ struct BookingLog: Sendable {
       let middle = (low + high) / 2
       if entries[middle].id < id { low = middle + 1 } else { high = middle }
     }
-    guard low < entries.count, entries[low].id == id else { return nil }
-    let entry = entries.remove(at: low)
+    guard low < entries.count, entries[low].id == id, entries[low].permits > 0 else { return nil }
+    // A tombstone (no permits) where it is, instead of moving every later entry: O(log n). It leaves from the
+    // front as time passes; the back never holds one, so `last` is always a live booking.
+    let entry = entries[low]
+    entries[low].permits = 0
     total &-= entry.permits
+    while let last = entries.last, last.permits == 0, entries.count > head { entries.removeLast() }
     return entry
   }
 

@@ -6,12 +6,15 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
   private let lock = Lock()
   private var permits: KeyedPermits<Key, Rule>
   let clock: PermitClock
+  /// The waiters, moved back with the clock.
+  let waiters: WaiterTimeline
   let capacity: Int
   private let isUnlimited: Bool
 
   init(rule: Rule, isUnlimited: Bool, clock: PermitClock) {
     self.permits = KeyedPermits(rule: rule, isUnlimited: isUnlimited)
     self.clock = clock
+    self.waiters = WaiterTimeline(clock: clock)
     self.capacity = rule.capacity
     self.isUnlimited = isUnlimited
   }
@@ -20,7 +23,8 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
   func withNow<Result>(_ body: (inout KeyedPermits<Key, Rule>, Int64) -> Result) -> Result {
     lock.withLock {
       let now = clock.now()
-      permits.read(now)
+      let jump = permits.read(now)
+      if jump > 0 { waiters.clockWentBack(by: jump) }
       return body(&permits, now)
     }
   }
@@ -45,7 +49,7 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
       let booking = permits.update(key, at: now) { book, state in
         book.reserve(count, within: maxDelay, at: now, in: &state)
       }
-      if let booking { return .booked(booking, now: now) }
+      if let booking { return .booked(booking, now: now, shift: waiters.currentShift) }
       return .exceedsMaxDelay(
         delay: permits.peek(key, at: now) { book, state in book.retryAfter(count, at: now, in: state) })
     }
@@ -68,10 +72,14 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
   }
 
   /// The keys not fresh at `now`: sweeps them all first, so it is exact. O(keys).
+  /// Keys held now, without sweeping first (tests of what the automatic sweep keeps).
+  var heldWithoutSweeping: Int { lock.withLock { permits.count } }
+
   var count: Int {
     lock.withLock {
       let now = clock.now()
-      permits.read(now)
+      let jump = permits.read(now)
+      if jump > 0 { waiters.clockWentBack(by: jump) }
       permits.sweep(at: now)
       return permits.count
     }
@@ -90,5 +98,15 @@ final class KeyedCanceller<Key: Hashable & Sendable, Rule: PackablePermitRule>: 
 
   func cancel(_ booking: Booking) {
     store.cancel(booking, for: key)
+  }
+}
+
+extension KeyedRateLimiter {
+  /// Keys held now, without sweeping first (tests of what the automatic sweep keeps).
+  var heldWithoutSweeping: Int {
+    switch store {
+    case .window(let store): store.heldWithoutSweeping
+    case .bucket(let store): store.heldWithoutSweeping
+    }
   }
 }

@@ -11,7 +11,9 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   private var aside: [Key: Rule.State] = [:]
   /// Where a packed state is unpacked for one operation; its storage is kept from one operation to the next.
   private var scratch: Rule.State
-  private var operationsSinceSweep = 0
+  /// Every key held, oldest first, for the sweep that forgets keys at rest a few at a time (a key may be in
+  /// it twice after it was forgotten and came back; the copy that finds it gone is dropped).
+  private var sweepQueue = KeyQueue<Key>()
 
   init(rule: Rule, isUnlimited: Bool) {
     book = PermitBook(rule: rule, isUnlimited: isUnlimited)
@@ -22,7 +24,8 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
 
   /// Takes in a clock reading before an operation: a step back moves every key's instants back; the sweep runs
   /// when it is due.
-  mutating func read(_ now: Int64) {
+  @discardableResult
+  mutating func read(_ now: Int64) -> Int64 {
     let jump = book.read(now)
     if jump > 0 {
       for key in aside.keys { rule.clockWentBack(by: jump, in: &aside[key]!) }
@@ -32,8 +35,8 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
         packed.formIndex(after: &index)
       }
     }
-    operationsSinceSweep += 1
-    if operationsSinceSweep >= Swift.max(packed.count, 16) { sweep(at: now) }
+    sweepStep(at: now)
+    return jump
   }
 
   /// Runs `body` on `key`'s state (fresh if it has none) and keeps what it leaves: packed if it fits, whole if
@@ -45,6 +48,7 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
       scratch = rule.fresh
       let result = body(&book, &scratch)
       packed[key] = keepScratch(for: key, at: now)
+      sweepQueue.append(key)
       return result
     }
     return update(at: index, now: now, body)
@@ -104,8 +108,26 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   }
 
   /// Forgets every key that is fresh at `now`, and gives back storage the dictionaries no longer need. O(keys).
+  /// Examines the two oldest keys of the queue: forgets each at rest, sends the others to the back. With at most
+  /// one key added an operation, forgetting outpaces arrivals whatever the traffic: a key at rest is forgotten
+  /// within a round of the queue, so the keys held are at most about twice those active, and no operation
+  /// does more than two steps (SPEC 4.0.1: no stall).
+  private mutating func sweepStep(at now: Int64) {
+    for _ in 0..<2 {
+      guard let key = sweepQueue.popFirst() else { break }
+      guard let index = packed.index(forKey: key) else { continue }
+      if isFresh(at: index, now) {
+        aside[key] = nil
+        packed.remove(at: index)
+      } else {
+        sweepQueue.append(key)
+      }
+    }
+    if sweepQueue.count > 2 * Swift.max(packed.count, 16) { sweepQueue.removeAll(where: { packed[$0] == nil }) }
+    if packed.capacity > 8 * Swift.max(packed.count, 64) { Self.shrink(&packed) }
+  }
+
   mutating func sweep(at now: Int64) {
-    operationsSinceSweep = 0
     var fresh: [Key] = []
     var index = packed.startIndex
     while index != packed.endIndex {

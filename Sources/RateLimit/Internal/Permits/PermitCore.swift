@@ -7,12 +7,15 @@ final class PermitCore<Rule: PermitRule>: BookingCanceller, @unchecked Sendable 
   private var book: PermitBook<Rule>
   private var state: Rule.State
   let clock: PermitClock
+  /// The waiters, moved back with the clock.
+  let waiters: WaiterTimeline
 
   init(rule: Rule, isUnlimited: Bool, clock: PermitClock) {
     self.book = PermitBook(rule: rule, isUnlimited: isUnlimited)
     self.capacity = rule.capacity
     self.state = rule.fresh
     self.clock = clock
+    self.waiters = WaiterTimeline(clock: clock)
   }
 
   /// Immutable, so read without the lock (`book` is not: its ids change under the lock).
@@ -23,7 +26,10 @@ final class PermitCore<Rule: PermitRule>: BookingCanceller, @unchecked Sendable 
     lock.withLock {
       let now = clock.now()
       let jump = book.read(now)
-      if jump > 0 { book.rule.clockWentBack(by: jump, in: &state) }
+      if jump > 0 {
+        book.rule.clockWentBack(by: jump, in: &state)
+        waiters.clockWentBack(by: jump)
+      }
       return body(&book, &state, now)
     }
   }
@@ -37,7 +43,7 @@ final class PermitCore<Rule: PermitRule>: BookingCanceller, @unchecked Sendable 
     guard permits <= capacity else { return .exceedsCapacity(capacity: capacity) }
     return withNow { book, state, now in
       if let booking = book.reserve(permits, within: maxDelay, at: now, in: &state) {
-        return .booked(booking, now: now)
+        return .booked(booking, now: now, shift: waiters.currentShift)
       }
       return .exceedsMaxDelay(delay: book.retryAfter(permits, at: now, in: state))
     }

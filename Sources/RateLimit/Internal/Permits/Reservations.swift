@@ -5,7 +5,8 @@ protocol BookingCanceller: AnyObject, Sendable {
 
 /// How a request ended, before it becomes a ``RateLimiter/Reservation`` or an error.
 enum BookingOutcome: Sendable {
-  case booked(Booking, now: Int64)
+  /// `shift`: the limiter's total backward shift when it was booked (``WaiterTimeline``).
+  case booked(Booking, now: Int64, shift: Int64 = 0)
   case exceedsCapacity(capacity: Int)
   case exceedsMaxDelay(delay: Int64)
 }
@@ -36,6 +37,16 @@ final class PermitWaiter: @unchecked Sendable {
 
   private let lock = Lock()
   private var state = State.booked
+
+  /// Resumed (granted) or cancelled: nothing left to do for it.
+  var isDone: Bool {
+    lock.withLock {
+      switch state {
+      case .granted, .cancelled: true
+      case .booked, .waiting: false
+      }
+    }
+  }
 
   /// The clock reached the instant: resumes the waiter (or lets it return at once when it suspends).
   func grant() {
@@ -94,29 +105,35 @@ final class PermitWaiter: @unchecked Sendable {
 /// booking if the task is cancelled first).
 func awaitBooking(
   _ outcome: BookingOutcome, requested permits: Int, maxDelay: Duration?, clock: PermitClock,
-  canceller: any BookingCanceller
+  canceller: any BookingCanceller, timeline: WaiterTimeline? = nil
 ) async throws {
   let booking: Booking
+  var bookedShift: Int64 = 0
   switch outcome {
   case .exceedsCapacity(let capacity):
     throw RateLimiterError.exceedsCapacity(requested: permits, capacity: capacity)
   case .exceedsMaxDelay(let delay):
     throw RateLimiterError.exceedsMaxDelay(delay: .nanoseconds(delay), maxDelay: maxDelay ?? .zero)
-  case .booked(let booked, let now):
+  case .booked(let booked, let now, let shift):
     // A booking for now returns without waiting for the clock.
     if booked.time <= now { return }
     booking = booked
+    bookedShift = shift
   }
-  try await waitForInstant(booking.time, on: clock) { canceller.cancel(booking) }
+  try await waitForInstant(booking.time, on: clock, timeline: timeline.map { ($0, bookedShift) }) {
+    canceller.cancel(booking)
+  }
 }
 
 /// Waits until `clock` reaches `instant`, with exactly one piece of work scheduled on it, resumed on the waiters'
 /// queue. If the calling task is cancelled first, runs `cancelledFirst` (once, in the cancellation handler) and
 /// throws `CancellationError` at once.
 func waitForInstant(
-  _ instant: Int64, on clock: PermitClock, cancelledFirst: @escaping @Sendable () -> Void
+  _ instant: Int64, on clock: PermitClock, timeline: (WaiterTimeline, shift: Int64)? = nil,
+  cancelledFirst: @escaping @Sendable () -> Void
 ) async throws {
   let waiter = PermitWaiter()
+  timeline?.0.add(waiter, at: instant, shift: timeline?.shift ?? 0)
   clock.schedule(at: instant) { waiter.grant() }
   try await withTaskCancellationHandler {
     try await waiter.wait()

@@ -91,7 +91,10 @@ struct TokenBucket: PermitRule {
   }
 
   func undo(_ booking: Booking, at now: Int64, in state: inout State) {
-    guard state.ahead.remove(id: booking.id) != nil else { return }
+    // A grant taken back after its instant may have left the list ahead already (an operation at a later
+    // instant prunes what is behind it); it is still the latest booking while `lastEvent` is its instant.
+    guard state.ahead.remove(id: booking.id) != nil || (now > booking.time && state.lastEvent == booking.time)
+    else { return }
     let countedOn = Wide.product(Nanoseconds.subtracting(state.lastEvent, booking.time), limit)
     let restore = Wide.product(Int64(booking.permits), window) - countedOn
     guard Wide.zero < restore else { return }

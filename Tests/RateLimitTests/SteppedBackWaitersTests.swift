@@ -1,0 +1,67 @@
+import Testing
+
+@testable import RateLimit
+
+/// Issue 27.3: a clock that steps back moves waiters back with it. Limit 1 per 10 s; A waits (booked at 10 s);
+/// the clock steps back an hour at 5 s; B books after the step. A must resume at its moved instant (5 s after
+/// the step, on the real timeline), then B, in booking order; not B first and A an hour late.
+@Suite struct SteppedBackWaitersTests {
+  typealias SetBackClock = BackwardsClockTests.SetBackClock
+
+  final class Order: @unchecked Sendable {
+    // @unchecked Sendable: `events` is only touched inside `lock.withLock`.
+    private let lock = Lock()
+    private var events: [(String, Duration)] = []
+    func record(_ name: String, at time: Duration) { lock.withLock { events.append((name, time)) } }
+    var names: [String] { lock.withLock { events.map(\.0) } }
+    var times: [Duration] { lock.withLock { events.map(\.1) } }
+  }
+
+  @Test(.timeLimit(.minutes(1)), arguments: [false, true]) func waitersResumeAtTheirMovedInstantsInBookingOrder(
+    keyed: Bool
+  ) async throws {
+    let clock = SetBackClock()
+    let order = Order()
+    let limiter = RateLimiter(limit: 1, per: .seconds(10), clock: clock)
+    let keyedLimiter = KeyedRateLimiter<String>(limit: 1, per: .seconds(10), clock: clock)
+    func acquire() async throws {
+      if keyed { try await keyedLimiter.acquire(for: "k") } else { try await limiter.acquire() }
+    }
+    try await acquire()  // the grant at 0
+    let a = Task {
+      try await acquire()
+      order.record("A", at: clock.base.now)
+    }
+    await clock.base.waitUntilScheduled(atLeast: 1)
+    clock.base.advance(to: .seconds(5))
+    // A reading at 5 s, so that the step is exactly an hour (time after the last reading counts as none).
+    #expect(keyed ? keyedLimiter.retryAfter(for: "k") == .seconds(15) : limiter.retryAfter() == .seconds(15))
+    clock.goBack(by: .seconds(3_600))
+    let b = Task {
+      try await acquire()
+      order.record("B", at: clock.base.now)
+    }
+    await clock.base.waitUntilScheduled(atLeast: 2)
+    // A's booking (10 s) is 5 s ahead of the step on the real timeline; B's comes 10 s after it.
+    clock.base.advance(to: .seconds(10))
+    try await a.value
+    clock.base.advance(to: .seconds(20))
+    try await b.value
+    #expect(order.names == ["A", "B"])
+    #expect(order.times == [.seconds(10), .seconds(20)])
+  }
+
+  @Test(.timeLimit(.minutes(1))) func aCancelledWaiterAfterAStepStaysCancelled() async throws {
+    let clock = SetBackClock()
+    let limiter = RateLimiter(limit: 1, per: .seconds(10), clock: clock)
+    #expect(limiter.tryAcquire())
+    let a = Task { try await limiter.acquire() }
+    await clock.base.waitUntilScheduled(atLeast: 1)
+    clock.goBack(by: .seconds(60))
+    #expect(limiter.retryAfter() == .seconds(20))  // A's booking at 10 s, moved, then 10 s more
+    a.cancel()
+    await #expect(throws: CancellationError.self) { try await a.value }
+    #expect(limiter.retryAfter() == .seconds(10))  // A's booking given back
+    clock.base.advance(by: .seconds(20))
+  }
+}
