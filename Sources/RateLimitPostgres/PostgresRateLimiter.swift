@@ -88,6 +88,9 @@
     ///   - time: Where "now" comes from: the database's clock by default.
     ///   - whenUnavailable: What a decision does when the database cannot answer; throws by default.
     ///   - timeout: The longest a decision waits for the database; 250 ms by default.
+    ///   - localRefusals: Whether a key the database refused is refused here, without a round trip, until it can
+    ///     grant one permit again (the default); see the article for the one case where that can differ from
+    ///     asking the database.
     public init(
       client: PostgresClient, name: String, limit: Int, per window: Duration, time: Time = .database,
       whenUnavailable: WhenUnavailable = .throwError, timeout: Duration = .milliseconds(250),
@@ -110,6 +113,9 @@
     ///   - time: Where "now" comes from: the database's clock by default.
     ///   - whenUnavailable: What a decision does when the database cannot answer; throws by default.
     ///   - timeout: The longest a decision waits for the database; 250 ms by default.
+    ///   - localRefusals: Whether a key the database refused is refused here, without a round trip, until it can
+    ///     grant one permit again (the default); see the article for the one case where that can differ from
+    ///     asking the database.
     public init(
       client: PostgresClient, name: String, limit: Int, per window: Duration, burst: Int, time: Time = .database,
       whenUnavailable: WhenUnavailable = .throwError, timeout: Duration = .milliseconds(250),

@@ -7,6 +7,10 @@
   /// failed probe doubles the back-off, from 50 ms up to 1 s, so decisions return to the database within about a
   /// second of its recovery.
   ///
+  /// A connection refused or lost starts the back-off at once; a decision that timed out starts it only when
+  /// another key's decision timed out too within a second: one blocked key (its lock held elsewhere) times
+  /// out alone and must not send every other key to the policy.
+  ///
   /// ```
   /// fail, 50 ms policy, probe fails, 100 ms policy, … 1 s policy,
   /// probe answers: back to the database
@@ -17,6 +21,8 @@
       var backOff: Duration = .zero
       var probing = false
       var lastError: (any Error)?
+      /// The key and instant of the latest decision that timed out (`nil` key: not a decision).
+      var lastTimeout: (key: String?, at: ContinuousClock.Instant)?
     }
 
     static let shortest = Duration.milliseconds(50)
@@ -35,8 +41,14 @@
       }
     }
 
-    func failed(_ error: any Error, now: ContinuousClock.Instant) {
+    func failed(_ error: any Error, key: String?, now: ContinuousClock.Instant) {
       state.withLock { state in
+        if error is DecisionTimedOut, !state.probing {
+          defer { state.lastTimeout = (key, now) }
+          guard let last = state.lastTimeout, now - last.at < .seconds(1), key == nil || last.key != key else {
+            return
+          }
+        }
         state.backOff = min(max(state.backOff * 2, Self.shortest), Self.longest)
         state.until = now + state.backOff
         state.probing = false

@@ -60,7 +60,9 @@
         \(nameBytes), \(key), \(Int64(limit)), \(windowNanoseconds), \(burst), \(Int64(permits)), \(nowSent), \
         \(maxDelay), \(mode.rawValue), \(sweep), \(lockTimeout))
         """
-      let row = try await runRow(query, as: (Int64, Int64, Int64?, Bool, Int32, Int64, Int64).self) { row in
+      let row = try await runRow(
+        query, as: (Int64, Int64, Int64?, Bool, Int32, Int64, Int64).self, outageKey: String(buffer: key)
+      ) { row in
         // Answered too late: the caller had its answer from the policy, so the booking is taken back.
         guard let row, row.3, let id = row.2 else { return }
         Task { try? await self.takeBack(id, key: key) }
@@ -177,10 +179,10 @@
     }
 
     func runRow<each Column: PostgresDecodable & Sendable>(
-      _ query: PostgresQuery, as type: (repeat each Column).Type,
+      _ query: PostgresQuery, as type: (repeat each Column).Type, outageKey: String? = nil,
       late: (@Sendable ((repeat each Column)?) -> Void)? = nil
     ) async throws -> (repeat each Column)? {
-      try await run(query, within: timeout, late: late) { rows in
+      try await run(query, within: timeout, outageKey: outageKey, late: late) { rows in
         for try await row in rows { return try row.decode((repeat each Column).self) }
         return nil
       }
@@ -202,7 +204,8 @@
     /// start the outage back-off (see ``Outage``) unless they concern one key. `late` gets an answer that
     /// came after the deadline.
     private func run<Result: Sendable>(
-      _ query: PostgresQuery, within limit: Duration, late: (@Sendable (Result) -> Void)? = nil,
+      _ query: PostgresQuery, within limit: Duration, outageKey: String? = nil,
+      late: (@Sendable (Result) -> Void)? = nil,
       consume: @escaping @Sendable (PostgresRowSequence) async throws -> Result
     ) async throws -> Result {
       let client = self.client
@@ -226,7 +229,7 @@
         return result
       } catch {
         guard isUnavailable(error) else { throw error }
-        if !isOneKeysRefusal(error) { outage.failed(error, now: ContinuousClock.now) }
+        if !isOneKeysRefusal(error) { outage.failed(error, key: outageKey, now: ContinuousClock.now) }
         throw Unavailable(error: .unavailable(underlying: error))
       }
     }

@@ -1,0 +1,160 @@
+#if Postgres
+  import Foundation
+  import PostgresNIO
+  import RateLimit
+  @testable import RateLimitPostgres
+  import Testing
+
+  /// Issue 28's faults against a real server: a blocked key, the server's settings, a rolling deploy beside 4.0,
+  /// and two limiters that disagree on a name.
+  @Suite(.serialized) struct FaultTests {
+    /// A fresh database on the test server, dropped afterwards.
+    static func withFreshDatabase<Result: Sendable>(
+      settings: [(String, String)] = [], _ body: @Sendable (PostgresClient) async throws -> Result
+    ) async throws -> Result? {
+      guard let configuration = TestDatabase.configuration() else { return nil }
+      let database = "ratelimit_fault_\(UInt32.random(in: 0...UInt32.max))"
+      _ = try await TestDatabase.withClient { client in
+        try await client.query("CREATE DATABASE \(unescaped: database)")
+      }
+      var fresh = configuration
+      fresh.database = database
+      fresh.options.additionalStartupParameters = settings
+      return try await TestDatabase.withClient(fresh, body) ?? nil
+    }
+
+    /// 28.2: a statement waiting for a key's lock kept its connection after the caller's timeout, so one blocked
+    /// key took the pool and denied fresh keys. Now `lock_timeout` ends it within the timeout.
+    @Test func aBlockedKeyNeverTakesThePoolFromOtherKeys() async throws {
+      guard var configuration = TestDatabase.configuration() else { return }
+      configuration.options.maximumConnections = 4
+      _ = try await TestDatabase.withClient(configuration) { client in
+        let name = TestDatabase.uniqueName()
+        let limiter = PostgresRateLimiter(
+          client: client, name: name, limit: 1_000, per: .seconds(1), timeout: .milliseconds(300))
+        try await limiter.prepare()
+        // Another session holds the hot key's lock for 3 s.
+        let blocker = Task {
+          try await TestDatabase.withClient { other in
+            try await other.withConnection { connection in
+              _ = try await connection.query(
+                "SELECT pg_advisory_lock(ratelimit_lock_key(\(ByteBuffer(string: name)), \(ByteBuffer(string: "hot"))))",
+                logger: .init(label: "blocker"))
+              try await Task.sleep(for: .seconds(3))
+            }
+          }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let unavailable = try await withThrowingTaskGroup(of: Bool.self) { group in
+          for _ in 0..<12 {
+            group.addTask {
+              do {
+                _ = try await limiter.tryAcquire(for: "hot")
+                return false
+              } catch PostgresRateLimiterError.unavailable { return true }
+            }
+          }
+          return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(unavailable == 12)
+        // The blocked statements gave their connections back: every fresh key is decided by the database.
+        let clock = ContinuousClock()
+        for index in 0..<20 {
+          let start = clock.now
+          #expect(try await limiter.tryAcquire(for: "fresh \(index)"))
+          #expect(clock.now - start < .milliseconds(300))
+        }
+        blocker.cancel()
+        _ = try? await blocker.value
+      }
+    }
+
+    /// 28.4: with `lock_timeout` set and with serializable transactions by default, hot-key decisions threw raw
+    /// 55P03 and 40001. Now they are retried or answered by the policy, and the rule holds.
+    @Test(arguments: [
+      [("lock_timeout", "1ms")], [("default_transaction_isolation", "serializable")],
+      [("default_transaction_isolation", "repeatable read")],
+    ])
+    func theServersSettingsNeverThrowRaw(settings: [(String, String)]) async throws {
+      _ = try await Self.withFreshDatabase(settings: settings) { client in
+        let limiter = PostgresRateLimiter(
+          client: client, name: "hot", limit: 50, per: .seconds(3_600), whenUnavailable: .deny,
+          timeout: .seconds(2))
+        try await limiter.prepare()
+        let granted = try await withThrowingTaskGroup(of: Int.self) { group in
+          for _ in 0..<8 {
+            group.addTask {
+              var granted = 0
+              for _ in 0..<25 where try await limiter.tryAcquire(for: "k") { granted += 1 }
+              return granted
+            }
+          }
+          return try await group.reduce(0, +)
+        }
+        #expect(granted <= 50)
+        #expect(granted >= 40, "the database answered too few: \(granted) of 50")
+      }
+    }
+
+    /// 28.5: 4.0's `prepare()` dropped a newer schema (every key reset), and a newer one dropped 4.0's. Now
+    /// 4.0 and this release run side by side on one database, both ways, and keep every key's state.
+    @Test func fourPointZeroAndThisReleaseSideBySide() async throws {
+      _ = try await Self.withFreshDatabase { client in
+        func prepare40() async throws { try await client.query(PostgresQuery(unsafeSQL: Release40Schema.prepare)) }
+        func decide40(_ key: String, at now: Int64) async throws -> Bool {
+          let query: PostgresQuery = """
+            SELECT o_booked FROM ratelimit_decide(\(ByteBuffer(string: "api")), \(ByteBuffer(string: key)), \
+            \(Int64(1)), \(Int64(10_000_000_000)), \(Int64?.none), \(Int64(1)), \(now), \(Int64(0)), \
+            \(Int32(0)), \(Int32(0)))
+            """
+          for try await booked in try await client.query(query).decode(Bool.self) { return booked }
+          return false
+        }
+        let clock = ManualClock()
+        clock.advance(to: .seconds(100))
+        let limiter = PostgresRateLimiter(
+          client: client, name: "api", limit: 1, per: .seconds(10), time: .clock(clock), timeout: TestDatabase.timeout)
+        // 4.0 first: it grants "old" at 100 s.
+        try await prepare40()
+        #expect(try await decide40("old", at: 100_000_000_000))
+        // This release migrates in place: "old" is still refused until 110 s.
+        try await limiter.prepare()
+        #expect(try await limiter.retryAfter(for: "old") == .seconds(10))
+        #expect(try await limiter.tryAcquire(for: "new"))
+        // A 4.0 instance restarts: its prepare() leaves the newer schema and every key alone...
+        try await prepare40()
+        #expect(try await limiter.retryAfter(for: "old") == .seconds(10))
+        #expect(try await limiter.retryAfter(for: "new") == .seconds(10))
+        // ...and its decisions still work against it, sharing the keys.
+        #expect(try await !decide40("new", at: 101_000_000_000))
+        #expect(try await decide40("other", at: 101_000_000_000))
+        #expect(try await !limiter.tryAcquire(for: "other"))
+        // This release preparing again is idempotent.
+        try await limiter.prepare()
+        #expect(try await limiter.retryAfter(for: "old") == .seconds(10))
+      }
+    }
+
+    /// 28.7: limiters sharing a name with different rules or parameters mixed in one row. Now the second is
+    /// refused with a message naming both.
+    @Test func aNameKeepsOneRuleAndItsParameters() async throws {
+      // A fixed name: the exit test's process cannot be handed one (its parameters are the same every run).
+      let name = "shared-name-mismatch"
+      _ = try await TestDatabase.withClient { client in
+        let first = PostgresRateLimiter(client: client, name: name, limit: 1, per: .seconds(10))
+        try await first.prepare()
+        // The same parameters again: fine.
+        try await PostgresRateLimiter(client: client, name: name, limit: 1, per: .seconds(10)).prepare()
+      }
+      let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        _ = try? await TestDatabase.withClient { client in
+          try await PostgresRateLimiter(client: client, name: "shared-name-mismatch", limit: 5, per: .seconds(10))
+            .prepare()
+        }
+      }
+      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(message.contains("a sliding window of 1 per 10.0 seconds"), "\(message)")
+      #expect(message.contains("a sliding window of 5 per 10.0 seconds"), "\(message)")
+    }
+  }
+#endif
