@@ -6,6 +6,11 @@
   import RateLimitHTTP
   import RateLimitHummingbird
 
+  #if Postgres
+    import PostgresNIO
+    @_spi(RateLimitIntegration) import RateLimitPostgres
+  #endif
+
   #if canImport(Glibc)
     import Glibc
   #elseif canImport(Darwin)
@@ -19,6 +24,10 @@
   /// ```sh
   /// curl -i http://127.0.0.1:8080/hello
   /// ```
+  ///
+  /// `--serve <port> <postgres-url>` (with the Postgres trait too): one instance of a fleet. `GET /hello` takes
+  /// one permit of "fleet", 10 per minute per client address in a `PostgresRateLimiter`: two instances on one
+  /// database grant 10 of 15 requests between them.
   enum ServeDemo {
     /// A request context with the client's address, for the middleware's address initializer.
     struct Context: RequestContext, RemoteAddressRequestContext {
@@ -32,19 +41,41 @@
     }
 
     static func run(_ arguments: [String]) async -> Int32 {
-      guard arguments.count == 2, let port = Int(arguments[1]), (1...65_535).contains(port) else {
-        var line = "usage: rate-limit-demo --serve <port>\n"
+      guard (2...3).contains(arguments.count), let port = Int(arguments[1]), (1...65_535).contains(port) else {
+        var line = "usage: rate-limit-demo --serve <port> [<postgres-url>]\n"
         line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
         return 2
       }
-      let burst = KeyedRateLimiter<String>(limit: 3, per: .seconds(10))
-      let daily = KeyedRateLimiter<String>(limit: 100, per: .seconds(86_400), burst: 100)
       let router = Router(context: Context.self)
-      router.group("hello")
-        .add(middleware: RateLimitMiddleware(RateLimitPolicy("burst", burst), RateLimitPolicy("daily", daily)))
-        .get { _, _ in "hello\n" }
+      if arguments.count == 3 {
+        #if Postgres
+          guard let configuration = _loopbackConfiguration(url: arguments[2]) else {
+            var line = "rate-limit-demo: not a postgres:// URL on a loopback address: \(arguments[2])\n"
+            line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+            return 2
+          }
+          let client = PostgresClient(configuration: configuration)
+          // Run for as long as the process: the demo stops with it.
+          Task { await client.run() }
+          let fleet = PostgresRateLimiter(client: client, name: "serve-demo", limit: 10, per: .seconds(60))
+          router.group("hello")
+            .add(middleware: RateLimitMiddleware(RateLimitPolicy("fleet", fleet)))
+            .get { _, _ in "hello\n" }
+          print("serving http://127.0.0.1:\(port)/hello: 10 per minute per client address, shared in PostgreSQL")
+        #else
+          var line = "rate-limit-demo: --serve with a database needs the Postgres trait too\n"
+          line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+          return 2
+        #endif
+      } else {
+        let burst = KeyedRateLimiter<String>(limit: 3, per: .seconds(10))
+        let daily = KeyedRateLimiter<String>(limit: 100, per: .seconds(86_400), burst: 100)
+        router.group("hello")
+          .add(middleware: RateLimitMiddleware(RateLimitPolicy("burst", burst), RateLimitPolicy("daily", daily)))
+          .get { _, _ in "hello\n" }
+        print("serving http://127.0.0.1:\(port)/hello: 3 per 10 s and 100 a day per client address")
+      }
       let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
-      print("serving http://127.0.0.1:\(port)/hello: 3 per 10 s and 100 a day per client address")
       do {
         try await app.runService()
         return 0
