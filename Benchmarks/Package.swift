@@ -37,6 +37,12 @@ let package = Package(
       dependencies: [.product(name: "RateLimit", package: rateLimitPackage), "CHeapStatistics"]
     ),
     .target(name: "CHeapStatistics"),
+    // Issue 27's hostile traffic (key churn, bookings ahead, a step back): swift run --package-path Benchmarks
+    // -c release hostile-traffic
+    .executableTarget(
+      name: "hostile-traffic",
+      dependencies: [.product(name: "RateLimit", package: rateLimitPackage), "CHeapStatistics"]
+    ),
     // Instructions per call, counted by callgrind: bash Benchmarks/instructions.sh
     .executableTarget(
       name: "call-instructions", dependencies: [.product(name: "RateLimit", package: rateLimitPackage)]),

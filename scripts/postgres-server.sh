@@ -5,6 +5,8 @@
 #
 #   bash scripts/postgres-server.sh start     starts it (once per directory) and prints its URL
 #   bash scripts/postgres-server.sh stop      stops it, keeping its data and port (the tests restart it)
+#   bash scripts/postgres-server.sh freeze    stops every server process (SIGSTOP): it answers nothing
+#   bash scripts/postgres-server.sh thaw      resumes them (SIGCONT)
 #   bash scripts/postgres-server.sh destroy   stops it and deletes the directory
 #
 # The directory is $RATELIMIT_POSTGRES_DIR (default: /tmp/ratelimit-postgres-$USER).
@@ -50,12 +52,20 @@ case "${1:-}" in
   stop)
     if [[ -d "$dir/data" ]]; then as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >&2 || true; fi
     ;;
+  freeze | thaw)
+    # The server and every backend stopped (SIGSTOP) or resumed (SIGCONT): a database that accepts
+    # connections and statements but answers nothing, as a stalled host does.
+    signal=STOP
+    [[ $1 == thaw ]] && signal=CONT
+    postmaster=$(head -1 "$dir/data/postmaster.pid")
+    kill -s "$signal" "$postmaster" $(pgrep -P "$postmaster") 2>/dev/null || true
+    ;;
   destroy)
     if [[ -d "$dir/data" ]]; then as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true; fi
     rm -rf "$dir"
     ;;
   *)
-    echo "usage: $0 start|stop|destroy" >&2
+    echo "usage: $0 start|stop|freeze|thaw|destroy" >&2
     exit 2
     ;;
 esac

@@ -69,6 +69,8 @@
     let nextSweep = _Locked(Duration.zero)
     /// The outage back-off: decisions go straight to the policy for a while after the database failed.
     let outage = Outage()
+    /// Bookings given up on, revoked in the background.
+    let revocations = Revocations()
     /// Keys the database refused, answered here until they can grant again; `nil` with `localRefusals: false`.
     let localRefusals: LocalRefusals?
     /// Whether `prepare()` has succeeded in this process (decisions prepare first until it has).

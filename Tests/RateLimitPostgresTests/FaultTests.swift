@@ -85,7 +85,13 @@
           for _ in 0..<8 {
             group.addTask {
               var granted = 0
-              for _ in 0..<25 where try await limiter.tryAcquire(for: "k") { granted += 1 }
+              for _ in 0..<25 {
+                do {
+                  if try await limiter.tryAcquire(for: "k") { granted += 1 }
+                } catch {
+                  Issue.record("\(String(reflecting: error))")
+                }
+              }
               return granted
             }
           }
@@ -155,6 +161,32 @@
       let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
       #expect(message.contains("a sliding window of 1 per 10.0 seconds"), "\(message)")
       #expect(message.contains("a sliding window of 5 per 10.0 seconds"), "\(message)")
+    }
+  }
+#endif
+
+#if Postgres
+  extension FaultTests {
+    /// 28.8: decisions that timed out while the database was frozen, answered by the policy, were still booked
+    /// when it resumed: charged twice. Now a late answer's booking is taken back.
+    @Test func aDecisionThePolicyAnsweredNeverAlsoTakesEffect() async throws {
+      _ = try await TestDatabase.withPrivateServer { configuration, server in
+        try await TestDatabase.withClient(configuration) { client in
+          let limiter = PostgresRateLimiter(
+            client: client, name: "frozen", limit: 10, per: .seconds(600), whenUnavailable: .allow,
+            timeout: .milliseconds(250), localRefusals: false)
+          try await limiter.prepare()
+          #expect(try await limiter.tryAcquire(for: "k"))
+          await server("freeze")
+          for _ in 0..<4 { #expect(try await limiter.tryAcquire(for: "k")) }  // the policy's answers
+          await server("thaw")
+          // The frozen statements run now; their grants are taken back as they arrive.
+          try await Task.sleep(for: .seconds(2))
+          let decision = try await limiter.decide(for: "k")
+          #expect(decision.isGranted && !decision.isFallback)
+          #expect(decision.remaining == 8, "phantom bookings: \(8 - decision.remaining)")
+        }
+      }
     }
   }
 #endif

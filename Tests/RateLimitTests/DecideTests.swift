@@ -21,7 +21,7 @@ import Testing
     let deciding = make()
     let trying = make()
     let capacity = burst ?? 3
-    for _ in 0..<2_000 {
+    for _ in 0..<600 {
       let key = ["a", "b"].randomElement(using: &generator)!
       let permits = Int.random(in: 1...(capacity + 1), using: &generator)
       switch Int.random(in: 0..<10, using: &generator) {
@@ -49,7 +49,7 @@ import Testing
   @Test(arguments: [nil, 2] as [Int?])
   func resetAfterIsWhenTheKeyIsAtRest(burst: Int?) {
     var generator = SeededGenerator(seed: 99 &+ UInt64(burst ?? 0))
-    for _ in 0..<200 {
+    for _ in 0..<100 {
       let clock = ManualClock()
       let limiter: KeyedRateLimiter<String> =
         if let burst {

@@ -12,7 +12,7 @@ import Testing
       ? KeyedRateLimiter<String>(limit: 1, per: .milliseconds(10), burst: 1, clock: clock)
       : KeyedRateLimiter<String>(limit: 1, per: .milliseconds(10), clock: clock)
     var mostHeld = 0
-    for index in 0..<20_000 {
+    for index in 0..<3_000 {
       // About ten keys active at any instant: one new key a millisecond, each at rest 10 ms later.
       #expect(limiter.tryAcquire(for: "client \(index)"))
       clock.advance(by: .milliseconds(1))
@@ -27,7 +27,7 @@ import Testing
       Throttler(interval: .milliseconds(10), mode: .leading, clock: clock) { _ in }
     }
     var mostHeld = 0
-    for index in 0..<5_000 {
+    for index in 0..<1_500 {
       keyed.call(index, for: index)
       clock.advance(by: .milliseconds(1))
       mostHeld = max(mostHeld, keyed.heldWithoutSweeping)

@@ -30,6 +30,9 @@
     /// The database could not answer: the policy decides. `error` is what `.throwError` throws.
     struct Unavailable: Error {
       let error: PostgresRateLimiterError
+      /// Whether the statement was handed to the client (it may have reached the database), rather than
+      /// answered by the outage back-off without a round trip.
+      var wasSent = true
     }
 
     /// Rows the automatic sweep deletes in one statement, at most.
@@ -54,18 +57,28 @@
       try await prepareIfNeeded()
       let sent = localClock.now
       let sweep = mode == .retryAfter ? 0 : sweepIfDue()
+      // A booking's id chosen here, above the sequence's range, so that a decision this caller gives up on can
+      // be revoked whether or not the database has run it yet.
+      let bookingID: Int64? = mode == .retryAfter ? nil : Int64.random(in: (1 << 62)...Int64.max)
       let burst = self.burst.map(Int64.init)
       let query: PostgresQuery = """
         SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at FROM ratelimit_decide_v4(\
         \(nameBytes), \(key), \(Int64(limit)), \(windowNanoseconds), \(burst), \(Int64(permits)), \(nowSent), \
-        \(maxDelay), \(mode.rawValue), \(sweep), \(lockTimeout))
+        \(maxDelay), \(mode.rawValue), \(sweep), \(lockTimeout), \(bookingID))
         """
-      let row = try await runRow(
-        query, as: (Int64, Int64, Int64?, Bool, Int32, Int64, Int64).self, outageKey: String(buffer: key)
-      ) { row in
-        // Answered too late: the caller had its answer from the policy, so the booking is taken back.
-        guard let row, row.3, let id = row.2 else { return }
-        Task { try? await self.takeBack(id, key: key) }
+      let row: (Int64, Int64, Int64?, Bool, Int32, Int64, Int64)?
+      do {
+        row = try await runRow(
+          query, as: (Int64, Int64, Int64?, Bool, Int32, Int64, Int64).self, outageKey: String(buffer: key)
+        ) { row in
+          // Answered too late: the caller had its answer from the policy, so the booking is taken back.
+          guard let row, row.3, let id = row.2 else { return }
+          Task { try? await self.takeBack(id, key: key) }
+        }
+      } catch let error as Unavailable where error.wasSent {
+        // The statement may run (or have run) without us: its booking is revoked, once the database answers.
+        if let bookingID { revokeLater(bookingID, key: key) }
+        throw error
       }
       // The function always returns a row: none is a bug, not an outage.
       guard let (time, now, id, booked, swept, remaining, restAt) = row else { throw NoRow() }
@@ -123,6 +136,20 @@
     var lockTimeout: String {
       let milliseconds = max(1, _nanoseconds(timeout, roundingUp: false) / 1_250_000)
       return "\(milliseconds)ms"
+    }
+
+    /// Revokes booking `id` (`ratelimit_revoke_v4`) in the background: see ``Revocations``.
+    func revokeLater(_ id: Int64, key: ByteBuffer) {
+      revocations.add(id, key: key, limiter: self)
+    }
+
+    /// The statement that revokes booking `id` of `key`, its wait for the key's lock bounded as a decision's.
+    func revokeStatement(_ id: Int64, key: ByteBuffer) -> PostgresQuery {
+      let burst = self.burst.map(Int64.init)
+      return """
+        SELECT 1 FROM ratelimit_revoke_v4(\(nameBytes), \(key), \(Int64(limit)), \(windowNanoseconds), \(burst), \
+        \(id), \(lockTimeout))
+        """
     }
 
     /// Takes back a grant whose answer came after the caller's deadline (`ratelimit_cancel_v4` with force).
@@ -213,7 +240,7 @@
         // No round trip, so no suspension: yield once, so that callers in a tight loop cannot starve the probe
         // (and its deadline) of the cooperative pool.
         await Task.yield()
-        throw Unavailable(error: .unavailable(underlying: failure))
+        throw Unavailable(error: .unavailable(underlying: failure), wasSent: false)
       }
       do {
         let result = try await withDeadline(limit, late: late) {

@@ -10,12 +10,16 @@
     /// keys at rest it swept (after writing its own row, `SKIP LOCKED`: a sweep never waits on a decision), and
     /// the key after it: `remaining` permits and the instant it is at rest.
     ///
+    /// `p_id`, when given, is the booking's id, chosen by the caller (a random 63-bit number above the
+    /// sequence's range): a caller that gave up waiting revokes it (`ratelimit_revoke_v4`), and a decision
+    /// whose id was revoked books nothing, whichever of the two the database runs first (no phantom booking).
+    ///
     /// `p_lock_timeout` bounds the wait for the key's lock (`SET LOCAL lock_timeout`), so that a blocked key
     /// answers 55P03 before the caller's `timeout` and gives its connection back.
     static let decideFunction = """
       CREATE OR REPLACE FUNCTION ratelimit_decide_v4(
           p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_permits bigint,
-          p_now bigint, p_max_delay bigint, p_mode integer, p_sweep integer, p_lock_timeout text,
+          p_now bigint, p_max_delay bigint, p_mode integer, p_sweep integer, p_lock_timeout text, p_id bigint,
           OUT o_time bigint, OUT o_now bigint, OUT o_id bigint, OUT o_booked boolean, OUT o_swept integer,
           OUT o_remaining bigint, OUT o_rest_at bigint)
       LANGUAGE plpgsql VOLATILE AS $f$
@@ -82,9 +86,9 @@
                   WHILE lo <= n AND ts[lo] <= bound LOOP lo := lo + 1; END LOOP;
                   in_window := CASE WHEN lo <= n THEN cs[n] - cs[lo] + ps[lo] ELSE 0 END;
               END LOOP;
-              IF p_mode <> 2 AND o_time <= deadline THEN
+              IF p_mode <> 2 AND o_time <= deadline AND NOT ratelimit_revoked_v4(p_id) THEN
                   o_booked := true;
-                  o_id := nextval('ratelimit_booking_ids');
+                  o_id := coalesce(p_id, nextval('ratelimit_booking_ids'));
                   r.times := ts[first:n] || o_time;
                   r.permits := ps[first:n] || p_permits;
                   r.cum := cs[first:n] || (coalesce(cs[n], 0) + p_permits);
@@ -119,9 +123,9 @@
               wait := credit - p_permits::numeric * p_window;
               wait := CASE WHEN wait < 0 THEN div(-wait + p_limit - 1, p_limit) ELSE 0 END;
               o_time := greatest(least(o_now + wait, big)::bigint, coalesce(r.times[n], o_now));
-              IF p_mode <> 2 AND o_time <= deadline THEN
+              IF p_mode <> 2 AND o_time <= deadline AND NOT ratelimit_revoked_v4(p_id) THEN
                   o_booked := true;
-                  o_id := nextval('ratelimit_booking_ids');
+                  o_id := coalesce(p_id, nextval('ratelimit_booking_ids'));
                   r.before_tokens := r.tokens;
                   r.before_last := r.last;
                   r.before_id := o_id;
@@ -201,7 +205,7 @@
           BEGIN
               FOR j IN 1..m LOOP
                   SELECT * INTO d FROM ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
-                      nullif(p_bursts[j], 0), p_permits[j], p_now, 0, 0, 0, NULL);
+                      nullif(p_bursts[j], 0), p_permits[j], p_now, 0, 0, 0, NULL, NULL);
                   booked[j] := d.o_booked;
                   times[j] := d.o_time;
                   nows[j] := d.o_now;
@@ -216,7 +220,7 @@
               -- Rolled back: nothing taken from any policy. Report each key as it is (mode 2 reads only).
               FOR j IN 1..m LOOP
                   SELECT * INTO d FROM ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
-                      nullif(p_bursts[j], 0), p_permits[j], p_now, NULL, 2, 0, NULL);
+                      nullif(p_bursts[j], 0), p_permits[j], p_now, NULL, 2, 0, NULL, NULL);
                   remainings[j] := d.o_remaining;
                   rests[j] := d.o_rest_at;
               END LOOP;
@@ -229,6 +233,32 @@
               o_rest_at := rests[j];
               RETURN NEXT;
           END LOOP;
+      END
+      $f$;
+      """
+
+    /// Whether a booking id was revoked by a caller that gave up waiting (`NULL`: never).
+    static let revokedFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_revoked_v4(p_id bigint) RETURNS boolean
+      LANGUAGE sql STABLE AS
+      $f$ SELECT p_id IS NOT NULL AND EXISTS (SELECT 1 FROM ratelimit_revoked WHERE id = p_id) $f$;
+      """
+
+    /// A caller gave up on a decision (its timeout passed): the booking `p_id` is revoked, under the key's lock.
+    /// If the decision ran, its booking is taken back (as `ratelimit_cancel_v4` with force); if it has not run
+    /// yet (a frozen server, a statement queued), it will book nothing. Revocations older than an hour are
+    /// deleted by the sweep.
+    static let revokeFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_revoke_v4(
+          p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_id bigint,
+          p_lock_timeout text)
+          RETURNS void
+      LANGUAGE plpgsql VOLATILE AS $f$
+      BEGIN
+          PERFORM set_config('lock_timeout', p_lock_timeout, true);
+          PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
+          INSERT INTO ratelimit_revoked (id) VALUES (p_id) ON CONFLICT DO NOTHING;
+          PERFORM ratelimit_cancel_v4(p_name, p_key, p_limit, p_window, p_burst, p_id, NULL, true);
       END
       $f$;
       """

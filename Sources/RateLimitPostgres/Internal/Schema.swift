@@ -38,13 +38,17 @@
         -- Booking ids never repeat, across sweeps and crashes (a sequence is not UNLOGGED); 4.0's start at 0.
         CREATE SEQUENCE IF NOT EXISTS ratelimit_booking_ids START WITH 1099511627776;
         \(namesTable)
+        CREATE UNLOGGED TABLE IF NOT EXISTS ratelimit_revoked (
+            id bigint PRIMARY KEY, at timestamptz NOT NULL DEFAULT now());
         \(clockFunction)
         \(lockKeyFunction)
         \(version3DecideFunction)
         \(version3CancelFunction)
+        \(revokedFunction)
         \(decideFunction)
         \(decideAllFunction)
         \(cancelFunction)
+        \(revokeFunction)
         \(sweepFunction)
         DELETE FROM ratelimit_schema;
         INSERT INTO ratelimit_schema (version) VALUES (3);
@@ -123,6 +127,7 @@
               WHERE name = p_name AND rest_at <= coalesce(p_now, ratelimit_clock())
               LIMIT p_batch FOR UPDATE SKIP LOCKED));
           GET DIAGNOSTICS deleted = ROW_COUNT;
+          DELETE FROM ratelimit_revoked WHERE at < now() - interval '1 hour';
           RETURN deleted;
       END
       $f$;

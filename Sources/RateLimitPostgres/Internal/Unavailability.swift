@@ -26,21 +26,24 @@
     return unavailableCodes.contains(error.code)
   }
 
-  /// Deadlock, serialization failure, lock not available (`lock_timeout`), statement or query cancelled.
-  private let transientStates: Set<String> = ["40P01", "40001", "55P03", "57014"]
+  /// Deadlock, serialization failure, a row a repeatable-read snapshot missed, lock not available
+  /// (`lock_timeout`), statement or query cancelled.
+  private let transientStates: Set<String> = ["40P01", "40001", "23505", "55P03", "57014"]
 
-  /// A refusal worth retrying at once, while time is left: a deadlock or a serialization failure (under
-  /// `default_transaction_isolation` of repeatable read or serializable).
+  /// A refusal worth retrying at once, while time is left: a deadlock, a serialization failure, or a key's
+  /// row inserted by a decision this one's snapshot could not see (23505 on `ratelimit_keys_pkey`), all three
+  /// under `default_transaction_isolation` of repeatable read or serializable, whose snapshot is taken before
+  /// the key's lock.
   func isRetryable(_ error: any Error) -> Bool {
     guard let error = error as? PSQLError, error.code == .server else { return false }
-    return ["40P01", "40001"].contains(error.serverInfo?[.sqlState] ?? "")
+    return ["40P01", "40001", "23505"].contains(error.serverInfo?[.sqlState] ?? "")
   }
 
   /// A refusal that concerns one key (its lock held elsewhere, a transient conflict), not the database: it does
   /// not start the outage back-off.
   func isOneKeysRefusal(_ error: any Error) -> Bool {
     guard let error = error as? PSQLError, error.code == .server else { return false }
-    return ["40P01", "40001", "55P03"].contains(error.serverInfo?[.sqlState] ?? "")
+    return ["40P01", "40001", "23505", "55P03"].contains(error.serverInfo?[.sqlState] ?? "")
   }
 
   private let unavailableCodes: Set<PSQLError.Code> = [

@@ -1,0 +1,107 @@
+// Issue 27's hostile traffic, measured in release: a stream of one-off keys (heap in use as it goes), decisions
+// with bookings ahead, booking and cancelling many waiters, a step back with many keys. Run:
+//   swift run --package-path Benchmarks -c release hostile-traffic
+import CHeapStatistics
+import Dispatch
+import RateLimit
+
+/// Nanoseconds `body` takes, on the uptime clock.
+func nanoseconds(_ body: () -> Void) -> Double {
+  let start = DispatchTime.now().uptimeNanoseconds
+  body()
+  return Double(DispatchTime.now().uptimeNanoseconds - start)
+}
+
+func megabytes(_ bytes: Int) -> String {
+  let tenths = (bytes * 10) / (1 << 20)
+  return "\(tenths / 10).\(abs(tenths % 10)) MB"
+}
+
+/// A clock whose readings the benchmark sets, that can step back; timers run never (nothing waits here).
+final class SteppingClock: RateLimitClock, @unchecked Sendable {
+  // @unchecked Sendable: one thread.
+  var now: Duration = .seconds(1_000)
+  func schedule(at deadline: Duration, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) {}
+}
+
+// 1. One-off keys: every operation a new key, about 10 active at any instant (window 10 µs, 1 µs a key).
+for count in [200_000, 2_000_000] {
+  let clock = SteppingClock()
+  let limiter = KeyedRateLimiter<String>(limit: 1, per: .microseconds(10), clock: clock)
+  let before = heap_bytes_in_use()
+  var most = 0
+  var worst = 0.0
+  let total = nanoseconds {
+    for index in 0..<count {
+      clock.now += .microseconds(1)
+      let key = "client \(index)"
+      let elapsed = nanoseconds { _ = limiter.tryAcquire(for: key) }
+      worst = max(worst, elapsed)
+      if index % 10_000 == 0 { most = max(most, heap_bytes_in_use() - before) }
+    }
+  }
+  print(
+    "one-off String keys: \(count) keys, heap growth at most \(megabytes(most)), "
+      + "\(Int(total / Double(count))) ns a key (with the key's formatting), slowest op \(Int(worst / 1_000)) µs")
+}
+
+do {
+  let clock = SteppingClock()
+  let keyed = Keyed<Int, Throttler<Int>> { _ in
+    Throttler(interval: .microseconds(10), mode: .leading, clock: clock) { _ in }
+  }
+  let before = heap_bytes_in_use()
+  var most = 0
+  let count = 1_000_000
+  for index in 0..<count {
+    clock.now += .microseconds(1)
+    keyed.call(index, for: index)
+    if index % 10_000 == 0 { most = max(most, heap_bytes_in_use() - before) }
+  }
+  print("Keyed<Int, Throttler<Int>> (leading): \(count) one-off keys, heap growth at most \(megabytes(most))")
+}
+
+// 2. Bookings ahead: tryAcquire + retryAfter with 0, 1,000 and 50,000 bookings ahead; booking and cancelling.
+for ahead in [0, 1_000, 50_000] {
+  let clock = SteppingClock()
+  let limiter = RateLimiter(limit: 10, per: .seconds(1), clock: clock)
+  var bookings: [RateLimiter.Reservation] = []
+  let booking = nanoseconds {
+    for _ in 0..<max(ahead, 10) { bookings.append(limiter.reserve()!) }
+  }
+  let pairs = 10_000
+  let pair = nanoseconds {
+    for _ in 0..<pairs {
+      _ = limiter.tryAcquire()
+      _ = limiter.retryAfter()
+    }
+  }
+  let cancelling = nanoseconds { for booking in bookings.reversed() { booking.cancel() } }
+  print(
+    "sliding window, \(ahead) booked ahead: tryAcquire + retryAfter \(Int(pair / Double(pairs))) ns a pair; "
+      + "booking them \(Int(booking / 1_000_000)) ms, cancelling them \(Int(cancelling / 1_000_000)) ms")
+}
+
+do {
+  let clock = SteppingClock()
+  let limiter = KeyedRateLimiter<String>(limit: 10_000, per: .seconds(1), clock: clock)
+  let grants = 200_000
+  let elapsed = nanoseconds {
+    for _ in 0..<grants {
+      clock.now += .microseconds(100)
+      _ = limiter.tryAcquire(for: "one")
+    }
+  }
+  print("KeyedRateLimiter, one key, N = 10,000: \(Int(elapsed / Double(grants))) ns a grant")
+}
+
+// 3. A step back with many keys held.
+do {
+  let clock = SteppingClock()
+  let limiter = KeyedRateLimiter<Int>(limit: 1, per: .seconds(3_600), clock: clock)
+  let keys = 1_000_000
+  for key in 0..<keys { _ = limiter.tryAcquire(for: key) }
+  clock.now -= .microseconds(1)
+  let step = nanoseconds { _ = limiter.tryAcquire(for: 0) }
+  print("KeyedRateLimiter, \(keys) keys held: the call that takes in a 1 µs step back \(Int(step / 1_000)) µs")
+}
