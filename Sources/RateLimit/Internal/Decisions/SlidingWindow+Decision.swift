@@ -2,17 +2,15 @@ extension SlidingWindow {
   /// N minus the permits in (now − T, now]; 0 while a booking is ahead (no request overtakes it).
   func remaining(at now: Int64, in log: Log) -> Int {
     if let last = log.lastTime, last > now { return 0 }
-    // From the latest booking back, as `earliest`: at most N steps.
+    // From the oldest booking on (nothing is ahead here), taking off what has left the window.
     let start = Nanoseconds.subtracting(now, window)
-    var inWindow = 0
-    var index = log.count - 1
-    while index >= 0, log.time(at: index) > start {
-      let booked = log.permits(at: index)
-      if booked >= limit - inWindow { return 0 }
-      inWindow += booked
-      index -= 1
+    var inWindow = log.total
+    var index = 0
+    while index < log.count, log.time(at: index) <= start {
+      inWindow &-= log.permits(at: index)
+      index += 1
     }
-    return limit - inWindow
+    return Swift.max(0, limit - inWindow)
   }
 
   /// At rest once the last booking has left the window.

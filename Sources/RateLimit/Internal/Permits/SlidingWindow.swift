@@ -23,17 +23,45 @@ struct SlidingWindow<Log: WindowLog>: PermitRule {
   func earliest(_ permits: Int, at now: Int64, in log: Log) -> Int64 {
     // Not before now, nor before the latest booking (first come, first served).
     let base = Swift.max(now, log.lastTime ?? now)
+    // Nothing booked ahead: from the oldest booking on, where what has left the window was already removed
+    // (O(1) amortized). Bookings ahead: from the latest back, at most N steps however many are ahead.
+    if base > now { return earliestFromTheLatest(permits, base: base, in: log) }
+    var instant = base
+    var inWindow = log.total
+    let count = log.count
+    var index = 0
+    // Bookings at or before `instant − T` are outside (instant − T, instant].
+    func leaveWindow() {
+      let start = Nanoseconds.subtracting(instant, window)
+      while index < count, log.time(at: index) <= start {
+        inWindow &-= log.permits(at: index)
+        index += 1
+      }
+    }
+    leaveWindow()
+    // Slide until enough of the oldest bookings have left: the next leaves at its time + T. The log's total
+    // wraps (bookings of a huge limit may sum past Int.max); once the bookings that left are taken off, what is
+    // in the window is at most N and exact.
+    while permits > limit - inWindow, index < count {
+      instant = Nanoseconds.adding(log.time(at: index), window)
+      // The 292-year horizon of Int64 nanoseconds: nothing is ever booked later, and no booking leaves from there.
+      if instant == .max { break }
+      leaveWindow()
+    }
+    return instant
+  }
+
+  /// `earliest` when a booking is ahead: from the latest booking back, the permits in (base − T, base] while
+  /// they leave room for the request; the first booking that does not fit must have left the window, at its
+  /// time + T. `inWindow` stays within N − permits, so no sum overflows.
+  private func earliestFromTheLatest(_ permits: Int, base: Int64, in log: Log) -> Int64 {
     let start = Nanoseconds.subtracting(base, window)
-    // From the latest booking back: the permits in (base − T, base] while they leave room for the request; the
-    // first booking that does not fit must have left the window, at its time + T. At most N steps, however
-    // many bookings are ahead (SPEC 4.0.1), and no sum can overflow: `inWindow` stays within N − permits.
     var inWindow = 0
     var index = log.count - 1
     while index >= 0 {
       let time = log.time(at: index)
       if time <= start { break }
       let booked = log.permits(at: index)
-      // booked + inWindow + permits > limit, without overflow
       if booked > limit - permits - inWindow {
         // The 292-year horizon of Int64 nanoseconds: nothing is ever booked later.
         return Swift.max(base, Nanoseconds.adding(time, window))
