@@ -25,17 +25,16 @@
           isGranted: isUnlimited, limit: capacity, window: window, remaining: isUnlimited ? capacity : 0,
           resetAfter: .zero, retryAfter: nil)
       }
+      // A local refusal knows the wait for one permit only: a larger request goes to the database.
       let now = localClock.now
-      if let refusal = localRefusals?.refusal(for: key, at: now) {
-        if permits == 1 {
-          return RateLimitDecision(
-            isGranted: false, limit: capacity, window: window, remaining: 0,
-            resetAfter: max(.zero, refusal.restAt - now), retryAfter: refusal.until - now)
-        }
+      if permits == 1, let refusal = localRefusals?.refusal(for: key, at: now) {
+        return RateLimitDecision(
+          isGranted: false, limit: capacity, window: window, remaining: 0,
+          resetAfter: max(.zero, refusal.restAt - now), retryAfter: refusal.until - now)
       }
       do {
         let decision = try await ask(.tryAcquire, permits, key: keyBytes, maxDelay: 0, remembering: key)
-        return report(decision, permits: permits)
+        return report(decision)
       } catch let error as Unavailable {
         return try answer(
           error,
@@ -54,7 +53,7 @@
     }
 
     /// The public form of a decision's answer.
-    func report(_ decision: Decision, permits: Int) -> RateLimitDecision {
+    func report(_ decision: Decision) -> RateLimitDecision {
       RateLimitDecision(
         isGranted: decision.booked, limit: capacity, window: window, remaining: Int(clamping: decision.remaining),
         resetAfter: .nanoseconds(decision.restAt <= decision.now ? 0 : decision.restAt &- decision.now),
@@ -88,13 +87,12 @@
           """
         let rows = try await runAll(query, as: (Bool, Int64, Int64, Int64, Int64).self)
         guard rows.count == parts.count else { throw NoRow() }
-        return zip(zip(limiters, parts), rows).map { pair, row in
-          pair.0.report(
-            Decision(time: row.1, now: row.2, id: -1, booked: row.0, remaining: row.3, restAt: row.4),
-            permits: pair.1.permits)
+        return zip(limiters, rows).map { limiter, row in
+          limiter.report(
+            Decision(time: row.1, now: row.2, id: -1, booked: row.0, remaining: row.3, restAt: row.4))
         }
       } catch is Unavailable {
-        // Each limiter's own policy: decide one by one (a fallback decides locally, all or nothing).
+        // Each limiter's own policy, one by one (not all or nothing: a policy's grant is not taken back).
         return try await decideOneByOne(parts, key: key)
       }
     }

@@ -2,11 +2,10 @@
   @_spi(RateLimitIntegration) import RateLimit
 
   /// Runs `operation`, or throws ``DecisionTimedOut`` once `timeout` has passed, whichever comes first. When
-  /// the deadline wins, the operation is cancelled, and an answer that still comes goes to `late`, so that a
-  /// grant nobody received can be taken back (no phantom booking).
+  /// the deadline wins, the operation is cancelled (a statement still queued for a connection is never sent); a
+  /// statement already sent may still run, and its booking is revoked (see ``Revocations``).
   func withDeadline<Value: Sendable>(
-    _ timeout: Duration, late: (@Sendable (Value) -> Void)? = nil,
-    _ operation: @escaping @Sendable () async throws -> Value
+    _ timeout: Duration, _ operation: @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
     let race = _Locked(Race<Value>())
     return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
@@ -14,15 +13,11 @@
       let work = Task {
         let result: Result<Value, any Error>
         do { result = .success(try await operation()) } catch { result = .failure(error) }
-        if !Race.finish(race, with: result), case .success(let value) = result {
-          late?(value)
-        }
+        Race.finish(race, with: result)
       }
       let timer = Task {
         do { try await Task.sleep(for: timeout) } catch { return }
         if Race.finish(race, with: .failure(DecisionTimedOut(timeout: timeout))) {
-          // The statement is cancelled (PostgresNIO gives its connection back); an answer that still comes
-          // goes to `late`.
           race.withLock { $0.work }?.cancel()
         }
       }

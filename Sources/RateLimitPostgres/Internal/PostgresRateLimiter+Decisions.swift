@@ -69,12 +69,7 @@
       let row: (Int64, Int64, Int64?, Bool, Int32, Int64, Int64)?
       do {
         row = try await runRow(
-          query, as: (Int64, Int64, Int64?, Bool, Int32, Int64, Int64).self, outageKey: String(buffer: key)
-        ) { row in
-          // Answered too late: the caller had its answer from the policy, so the booking is taken back.
-          guard let row, row.3, let id = row.2 else { return }
-          Task { try? await self.takeBack(id, key: key) }
-        }
+          query, as: (Int64, Int64, Int64?, Bool, Int32, Int64, Int64).self, outageKey: String(buffer: key))
       } catch let error as Unavailable where error.wasSent {
         // The statement may run (or have run) without us: its booking is revoked, once the database answers.
         if let bookingID { revokeLater(bookingID, key: key) }
@@ -152,16 +147,6 @@
         """
     }
 
-    /// Takes back a grant whose answer came after the caller's deadline (`ratelimit_cancel_v4` with force).
-    func takeBack(_ id: Int64, key: ByteBuffer) async throws {
-      let burst = self.burst.map(Int64.init)
-      let query: PostgresQuery = """
-        SELECT 1 FROM ratelimit_cancel_v4(\(nameBytes), \(key), \(Int64(limit)), \(windowNanoseconds), \(burst), \
-        \(id), \(nowSent), true)
-        """
-      for try await _ in try await client.query(query) {}
-    }
-
     /// How many rows of keys at rest this decision sweeps first: a batch at most once per `window` (at least once
     /// a minute), on `localClock`; 0 otherwise.
     func sweepIfDue() -> Int32 {
@@ -206,10 +191,9 @@
     }
 
     func runRow<each Column: PostgresDecodable & Sendable>(
-      _ query: PostgresQuery, as type: (repeat each Column).Type, outageKey: String? = nil,
-      late: (@Sendable ((repeat each Column)?) -> Void)? = nil
+      _ query: PostgresQuery, as type: (repeat each Column).Type, outageKey: String? = nil
     ) async throws -> (repeat each Column)? {
-      try await run(query, within: timeout, outageKey: outageKey, late: late) { rows in
+      try await run(query, within: timeout, outageKey: outageKey) { rows in
         for try await row in rows { return try row.decode((repeat each Column).self) }
         return nil
       }
@@ -228,11 +212,9 @@
 
     /// Sends `query` within `limit`: a transient refusal (deadlock, serialization failure) is retried while
     /// time is left; a lock not available (55P03) and every "unavailable" error become ``Unavailable``, and
-    /// start the outage back-off (see ``Outage``) unless they concern one key. `late` gets an answer that
-    /// came after the deadline.
+    /// start the outage back-off (see ``Outage``) unless they concern one key.
     private func run<Result: Sendable>(
       _ query: PostgresQuery, within limit: Duration, outageKey: String? = nil,
-      late: (@Sendable (Result) -> Void)? = nil,
       consume: @escaping @Sendable (PostgresRowSequence) async throws -> Result
     ) async throws -> Result {
       let client = self.client
@@ -243,7 +225,7 @@
         throw Unavailable(error: .unavailable(underlying: failure), wasSent: false)
       }
       do {
-        let result = try await withDeadline(limit, late: late) {
+        let result = try await withDeadline(limit) {
           while true {
             do {
               return try await consume(try await client.query(query))

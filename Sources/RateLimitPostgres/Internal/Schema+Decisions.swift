@@ -264,7 +264,7 @@
       """
 
     /// Gives a booking back. `p_force` false (`cancel()`): at or before its instant only. `p_force` true (a
-    /// grant taken back: the policy of a refused request, a decision that answered too late): whenever.
+    /// booking revoked by a caller that gave up, `ratelimit_revoke_v4`): whenever.
     /// Window: the booking leaves the log. Bucket: the credit comes back if it is the key's latest booking (the
     /// bucket is then as if it had never been made); otherwise only the booking leaves the list ahead, and the
     /// latest booking keeps its right to come back. Ids never repeat, so a stale id touches nothing.
