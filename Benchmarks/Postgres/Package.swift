@@ -16,6 +16,7 @@ let package = Package(
   dependencies: [
     .package(path: "../..", traits: ["Postgres"]),
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
   ],
   targets: [
     .executableTarget(
@@ -24,6 +25,7 @@ let package = Package(
         .product(name: "RateLimit", package: rateLimitPackage),
         .product(name: "RateLimitPostgres", package: rateLimitPackage),
         .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
       ])
   ],
   swiftLanguageModes: [.v6]

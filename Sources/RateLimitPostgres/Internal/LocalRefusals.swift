@@ -7,7 +7,8 @@
   /// otherwise), taken when the decision was *sent*, so a local refusal never outlasts the database's.
   ///
   /// Bounded: at most ``capacity`` keys; a full table first forgets the refusals that have passed, and refuses
-  /// no new key locally if none has.
+  /// no new key locally if none has — and then looks again only once the earliest refusal it holds has passed,
+  /// so a full table costs O(1) a decision, not a walk over every key.
   final class LocalRefusals: Sendable {
     struct Refusal {
       /// When one permit can be granted again.
@@ -18,14 +19,20 @@
 
     static let capacity = 65_536
 
-    private let refusals = _Locked([String: Refusal]())
+    private struct State {
+      var refusals: [String: Refusal] = [:]
+      /// While full: the earliest `until` held, before which no refusal can be forgotten.
+      var nextForget: Duration = .zero
+    }
+
+    private let state = _Locked(State())
 
     /// The refusal in force for `key` at `now`, if any.
     func refusal(for key: String, at now: Duration) -> Refusal? {
-      refusals.withLock { refusals in
-        guard let refusal = refusals[key] else { return nil }
+      state.withLock { state in
+        guard let refusal = state.refusals[key] else { return nil }
         if now < refusal.until { return refusal }
-        refusals[key] = nil
+        state.refusals[key] = nil
         return nil
       }
     }
@@ -33,18 +40,22 @@
     /// Remembers that `key` grants no permit before `until`.
     func refuse(_ key: String, until: Duration, restAt: Duration, now: Duration) {
       guard now < until else { return }
-      refusals.withLock { refusals in
-        if refusals.count >= Self.capacity {
-          refusals = refusals.filter { now < $0.value.until }
-          if refusals.count >= Self.capacity { return }
+      state.withLock { state in
+        if state.refusals.count >= Self.capacity {
+          if now < state.nextForget { return }
+          state.refusals = state.refusals.filter { now < $0.value.until }
+          if state.refusals.count >= Self.capacity {
+            state.nextForget = state.refusals.values.lazy.map(\.until).min() ?? now
+            return
+          }
         }
-        refusals[key] = Refusal(until: until, restAt: restAt)
+        state.refusals[key] = Refusal(until: until, restAt: restAt)
       }
     }
 
     /// This process cancelled a booking of `key`: ask the database again.
     func forget(_ key: String) {
-      _ = refusals.withLock { $0.removeValue(forKey: key) }
+      _ = state.withLock { $0.refusals.removeValue(forKey: key) }
     }
   }
 #endif

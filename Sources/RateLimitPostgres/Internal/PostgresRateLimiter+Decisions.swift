@@ -56,34 +56,27 @@
     ) async throws -> Decision {
       try await prepareIfNeeded()
       let sent = localClock.now
-      let sweep = mode == .retryAfter ? 0 : sweepIfDue()
       // A booking's id chosen here, above the sequence's range, so that a decision this caller gives up on can
       // be revoked whether or not the database has run it yet.
-      let bookingID: Int64? = mode == .retryAfter ? nil : Int64.random(in: (1 << 62)...Int64.max)
-      let burst = self.burst.map(Int64.init)
-      let query: PostgresQuery = """
-        SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at FROM ratelimit_decide_v4(\
-        \(nameBytes), \(key), \(Int64(limit)), \(windowNanoseconds), \(burst), \(Int64(permits)), \(nowSent), \
-        \(maxDelay), \(mode.rawValue), \(sweep), \(lockTimeout), \(bookingID))
-        """
-      let row: (Int64, Int64, Int64?, Bool, Int32, Int64, Int64)?
+      let request = DecisionRequest(
+        mode: mode, permits: Int64(permits), key: key, maxDelay: maxDelay,
+        bookingID: mode == .retryAfter ? nil : Int64.random(in: (1 << 62)...Int64.max))
+      let row: DecisionRow
       do {
-        row = try await runRow(
-          query, as: (Int64, Int64, Int64?, Bool, Int32, Int64, Int64).self, outageKey: String(buffer: key))
+        row = try await send(request)
       } catch let error as Unavailable where error.wasSent {
         // The statement may run (or have run) without us: its booking is revoked, once the database answers.
-        if let bookingID { revokeLater(bookingID, key: key) }
+        if let bookingID = request.bookingID { revokeLater(bookingID, key: key) }
         throw error
       }
-      // The function always returns a row: none is a bug, not an outage.
-      guard let (time, now, id, booked, swept, remaining, restAt) = row else { throw NoRow() }
-      // A full batch: more keys at rest may be left, so the next decision sweeps again.
-      if swept >= Self.sweepBatch { nextSweep.withLock { $0 = .zero } }
-      if let name, let localRefusals, permits == 1, !booked, mode == .tryAcquire {
+      if let name, let localRefusals, permits == 1, !row.booked, mode == .tryAcquire {
         localRefusals.refuse(
-          name, until: sent + .nanoseconds(time &- now), restAt: sent + .nanoseconds(max(0, restAt &- now)), now: sent)
+          name, until: sent + .nanoseconds(row.time &- row.now),
+          restAt: sent + .nanoseconds(max(0, row.restAt &- row.now)), now: sent)
       }
-      return Decision(time: time, now: now, id: id ?? -1, booked: booked, remaining: remaining, restAt: restAt)
+      return Decision(
+        time: row.time, now: row.now, id: row.id ?? -1, booked: row.booked, remaining: row.remaining,
+        restAt: row.restAt)
     }
 
     /// Runs `prepare()`'s statement and checks this limiter's rule and parameters against those stored for its
@@ -191,9 +184,10 @@
     }
 
     func runRow<each Column: PostgresDecodable & Sendable>(
-      _ query: PostgresQuery, as type: (repeat each Column).Type, outageKey: String? = nil
+      _ query: PostgresQuery, as type: (repeat each Column).Type, within limit: Duration? = nil,
+      outageKey: String? = nil
     ) async throws -> (repeat each Column)? {
-      try await run(query, within: timeout, outageKey: outageKey) { rows in
+      try await run(query, within: limit ?? timeout, outageKey: outageKey) { rows in
         for try await row in rows { return try row.decode((repeat each Column).self) }
         return nil
       }
@@ -201,21 +195,29 @@
 
     /// Every row of `query`'s answer.
     func runAll<each Column: PostgresDecodable & Sendable>(
-      _ query: PostgresQuery, as type: (repeat each Column).Type
+      _ query: PostgresQuery, as type: (repeat each Column).Type, within limit: Duration? = nil
     ) async throws -> [(repeat each Column)] {
-      try await run(query, within: timeout) { rows in
+      try await run(query, within: limit ?? timeout) { rows in
         var all: [(repeat each Column)] = []
         for try await row in rows { all.append(try row.decode((repeat each Column).self)) }
         return all
       }
     }
 
-    /// Sends `query` within `limit`: a transient refusal (deadlock, serialization failure) is retried while
-    /// time is left; a lock not available (55P03) and every "unavailable" error become ``Unavailable``, and
-    /// start the outage back-off (see ``Outage``) unless they concern one key.
-    private func run<Result: Sendable>(
+    /// Sends `query` within `limit`, as ``run(within:outageKey:_:)``.
+    func run<Result: Sendable>(
       _ query: PostgresQuery, within limit: Duration, outageKey: String? = nil,
       consume: @escaping @Sendable (PostgresRowSequence) async throws -> Result
+    ) async throws -> Result {
+      try await run(within: limit, outageKey: outageKey) { client in try await consume(try await client.query(query)) }
+    }
+
+    /// Runs `statement` (one statement on `client`) within `limit`: a transient refusal (deadlock, serialization
+    /// failure) is retried while time is left; a lock not available (55P03) and every "unavailable" error become
+    /// ``Unavailable``, and start the outage back-off (see ``Outage``) unless they concern one key.
+    func run<Result: Sendable>(
+      within limit: Duration, outageKey: String? = nil,
+      _ statement: @escaping @Sendable (PostgresClient) async throws -> Result
     ) async throws -> Result {
       let client = self.client
       if let failure = outage.shortcut(now: ContinuousClock.now) {
@@ -228,7 +230,7 @@
         let result = try await withDeadline(limit) {
           while true {
             do {
-              return try await consume(try await client.query(query))
+              return try await statement(client)
             } catch let error where isRetryable(error) {
               try await Task.sleep(for: .milliseconds(1))
             }

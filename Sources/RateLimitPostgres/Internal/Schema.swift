@@ -13,7 +13,7 @@
     /// This release's schema. Stored in `ratelimit_release`; `ratelimit_schema` keeps saying 3, so that 4.0's
     /// `prepare()`, which drops the table unless it reads 3 there, leaves a newer schema alone during a rolling
     /// deploy. A `prepare()` never downgrades: it does nothing when the release stored is its own or newer.
-    static let version = 4
+    static let version = 5
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
     /// processes may prepare at once. One statement: a `DO` block is one transaction. From 4.0 (version 3) it
@@ -29,8 +29,12 @@
         END IF;
         IF (SELECT max(version) FROM ratelimit_schema) IS NOT DISTINCT FROM 3
             AND to_regclass('ratelimit_keys') IS NOT NULL THEN
-          ALTER TABLE ratelimit_keys ALTER COLUMN cum DROP DEFAULT,
-            ALTER COLUMN cum TYPE numeric[] USING cum::numeric[], ALTER COLUMN cum SET DEFAULT '{}';
+          -- 4.0's running totals were bigint[]; version 4 on keeps them as they are.
+          IF (SELECT format_type(atttypid, atttypmod) FROM pg_attribute
+              WHERE attrelid = 'ratelimit_keys'::regclass AND attname = 'cum') = 'bigint[]' THEN
+            ALTER TABLE ratelimit_keys ALTER COLUMN cum DROP DEFAULT,
+              ALTER COLUMN cum TYPE numeric[] USING cum::numeric[], ALTER COLUMN cum SET DEFAULT '{}';
+          END IF;
         ELSE
           DROP TABLE IF EXISTS ratelimit_keys;
           \(keysTable)
@@ -47,6 +51,7 @@
         \(revokedFunction)
         \(decideFunction)
         \(decideAllFunction)
+        \(decideManyFunction)
         \(cancelFunction)
         \(revokeFunction)
         \(sweepFunction)

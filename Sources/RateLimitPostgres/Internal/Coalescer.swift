@@ -1,0 +1,178 @@
+#if Postgres
+  import PostgresNIO
+  @_spi(RateLimitIntegration) import RateLimit
+
+  /// Concurrent decisions of one limiter share round trips. A decision that finds none of the limiter's
+  /// statements in flight is sent at once, alone (no added latency when idle); those that arrive meanwhile
+  /// queue, in arrival order, and go together in the next statement (`ratelimit_decide_many_v5`), which decides
+  /// them one by one in that order. Each keeps its own deadline: a queued decision whose deadline passes leaves
+  /// the queue (never sent), or, once sent, is answered "unavailable" and its booking revoked, as a lone one.
+  ///
+  /// ```
+  /// a ──statement(a)────────┐
+  ///   b c d (queue)         └─statement(b c d)──┐
+  ///                  e f (queue)                └─statement(e f)─ …
+  /// ```
+  final class Coalescer: Sendable {
+    /// The most decisions one statement carries; the rest wait for the next.
+    static let largestBatch = 256
+
+    private struct State {
+      var isSending = false
+      var queue: [PendingDecision] = []
+      /// Decisions that arrived, and statements sent for them: what tests count.
+      var arrivals = 0
+      var statements = 0
+      /// Tests waiting for the arrivals to reach a number.
+      var arrivalWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state = _Locked(State())
+
+    /// Whether the caller sends its decision now (nothing was in flight: it is now); otherwise `pending` queued.
+    func sendsAtOnce(orQueue pending: @autoclosure () -> PendingDecision) -> Bool {
+      let (atOnce, arrived) = state.withLock { state in
+        state.arrivals += 1
+        let arrived = Self.takeWaiters(from: &state)
+        if !state.isSending {
+          state.isSending = true
+          state.statements += 1
+          return (true, arrived)
+        }
+        state.queue.append(pending())
+        return (false, arrived)
+      }
+      arrived.forEach { $0.resume() }
+      return atOnce
+    }
+
+    /// A batch is sent (one statement).
+    func countStatement() {
+      state.withLock { $0.statements += 1 }
+    }
+
+    /// How many decisions arrived, and how many statements were sent for them.
+    var counts: (arrivals: Int, statements: Int) {
+      state.withLock { ($0.arrivals, $0.statements) }
+    }
+
+    /// Returns once `count` decisions have arrived (sent or queued): tests start decisions in a known order.
+    func waitUntilArrivals(_ count: Int) async {
+      await withCheckedContinuation { continuation in
+        let now: Bool = state.withLock { state in
+          if state.arrivals >= count { return true }
+          state.arrivalWaiters.append((count, continuation))
+          return false
+        }
+        if now { continuation.resume() }
+      }
+    }
+
+    private static func takeWaiters(from state: inout State) -> [CheckedContinuation<Void, Never>] {
+      if state.arrivalWaiters.isEmpty { return [] }
+      let arrivals = state.arrivals
+      let ready = state.arrivalWaiters.filter { $0.count <= arrivals }.map(\.continuation)
+      state.arrivalWaiters.removeAll { $0.count <= arrivals }
+      return ready
+    }
+
+    /// The statement in flight has ended: the next batch to send (in arrival order), or `nil` when nothing is
+    /// queued (and then nothing is in flight).
+    func nextBatch() -> [PendingDecision]? {
+      state.withLock { state in
+        if state.queue.isEmpty {
+          state.isSending = false
+          return nil
+        }
+        let count = min(state.queue.count, Self.largestBatch)
+        let batch = Array(state.queue.prefix(count))
+        state.queue.removeFirst(count)
+        return batch
+      }
+    }
+  }
+
+  /// One decision as a statement asks it.
+  struct DecisionRequest: Sendable {
+    var mode: PostgresRateLimiter.Mode
+    var permits: Int64
+    var key: ByteBuffer
+    var maxDelay: Int64?
+    var bookingID: Int64?
+  }
+
+  /// A decision's answer as the database gives it.
+  typealias DecisionRow = (
+    time: Int64, now: Int64, id: Int64?, booked: Bool, swept: Int32, remaining: Int64, restAt: Int64
+  )
+
+  /// A queued decision: its request, its deadline, and where its caller waits.
+  struct PendingDecision: Sendable {
+    var request: DecisionRequest
+    var deadline: ContinuousClock.Instant
+    var slot: DecisionSlot
+  }
+
+  /// Where a queued decision's caller waits: answered once, by its batch or by its deadline, whichever first.
+  final class DecisionSlot: Sendable {
+    private struct State {
+      var continuation: CheckedContinuation<DecisionRow, any Error>?
+      var result: Result<DecisionRow, any Error>?
+      var isSent = false
+      var timer: Task<Void, Never>?
+    }
+
+    private let state = _Locked(State())
+
+    /// Waits for the answer, or until `deadline`: then "unavailable" (`wasSent` if its batch was sent).
+    func wait(until deadline: ContinuousClock.Instant, timeout: Duration) async throws -> DecisionRow {
+      try await withCheckedThrowingContinuation { continuation in
+        let timer = Task { [self] in
+          do { try await Task.sleep(until: deadline, clock: .continuous) } catch { return }
+          let wasSent = state.withLock { $0.isSent }
+          let timedOut = PostgresRateLimiter.Unavailable(
+            error: .unavailable(underlying: DecisionTimedOut(timeout: timeout)), wasSent: wasSent)
+          finish(.failure(timedOut))
+        }
+        let early: Result<DecisionRow, any Error>? = state.withLock { state in
+          if let result = state.result { return result }
+          state.continuation = continuation
+          state.timer = timer
+          return nil
+        }
+        if let early {
+          timer.cancel()
+          continuation.resume(with: early)
+        }
+      }
+    }
+
+    /// Marks the decision sent; `false` if its caller has its answer already (it timed out): leave it out.
+    func markSent() -> Bool {
+      state.withLock { state in
+        if state.result != nil { return false }
+        state.isSent = true
+        return true
+      }
+    }
+
+    /// Answers the caller, unless it has its answer already.
+    func finish(_ result: Result<DecisionRow, any Error>) {
+      let (continuation, timer): (CheckedContinuation<DecisionRow, any Error>?, Task<Void, Never>?) =
+        state.withLock { state in
+          if state.result != nil { return (nil, nil) }
+          state.result = result
+          defer { (state.continuation, state.timer) = (nil, nil) }
+          return (state.continuation, state.timer)
+        }
+      timer?.cancel()
+      continuation?.resume(with: result)
+    }
+  }
+
+  /// A batch's decision on a key whose lock another session held past `lock_timeout`: as a lone decision's
+  /// 55P03, unavailable for that key only.
+  struct KeyLockHeld: Error, CustomStringConvertible {
+    var description: String { "the key's lock is held by another session (lock_timeout)" }
+  }
+#endif

@@ -1,0 +1,92 @@
+#if Postgres
+  import PostgresNIO
+
+  /// A decision's statements, prepared once per connection (PostgresNIO's `PostgresPreparedStatement`): a lone
+  /// decision is sent without its text being parsed and planned again each time (about 45 µs of a refused
+  /// decision's 180 µs on the server, measured with `pgbench -M prepared` against `-M extended`).
+  struct DecideStatement: PostgresPreparedStatement {
+    static let sql = """
+      SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at \
+      FROM ratelimit_decide_v4($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+      """
+    typealias Row = DecisionRow
+
+    var name: ByteBuffer
+    var key: ByteBuffer
+    var limit: Int64
+    var window: Int64
+    var burst: Int64?
+    var permits: Int64
+    var now: Int64?
+    var maxDelay: Int64?
+    var mode: Int32
+    var sweep: Int32
+    var lockTimeout: String
+    var id: Int64?
+
+    func makeBindings() -> PostgresBindings {
+      var bindings = PostgresBindings(capacity: 12)
+      bindings.append(name)
+      bindings.append(key)
+      bindings.append(limit)
+      bindings.append(window)
+      bindings.append(burst)
+      bindings.append(permits)
+      bindings.append(now)
+      bindings.append(maxDelay)
+      bindings.append(mode)
+      bindings.append(sweep)
+      bindings.append(lockTimeout)
+      bindings.append(id)
+      return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+      try row.decode((Int64, Int64, Int64?, Bool, Int32, Int64, Int64).self)
+    }
+  }
+
+  /// Several decisions in one statement (`ratelimit_decide_many_v5`), prepared once per connection; a row per
+  /// decision, in order, its values `NULL` when its key's lock was held elsewhere (`o_blocked`).
+  struct DecideManyStatement: PostgresPreparedStatement {
+    static let sql = """
+      SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at, o_blocked \
+      FROM ratelimit_decide_many_v5($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+      """
+    typealias Row = (Int64?, Int64?, Int64?, Bool, Int32, Int64?, Int64?, Bool)
+
+    var name: ByteBuffer
+    var keys: [ByteBuffer]
+    var limit: Int64
+    var window: Int64
+    var burst: Int64?
+    var permits: [Int64]
+    var now: Int64?
+    var maxDelays: [Int64]
+    var modes: [Int32]
+    var sweep: Int32
+    var lockTimeout: String
+    var ids: [Int64]
+
+    func makeBindings() -> PostgresBindings {
+      var bindings = PostgresBindings(capacity: 12)
+      bindings.append(name)
+      bindings.append(keys)
+      bindings.append(limit)
+      bindings.append(window)
+      bindings.append(burst)
+      bindings.append(permits)
+      bindings.append(now)
+      bindings.append(maxDelays)
+      bindings.append(modes)
+      bindings.append(sweep)
+      bindings.append(lockTimeout)
+      bindings.append(ids)
+      return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+      try row.decode(Row.self)
+    }
+  }
+#endif

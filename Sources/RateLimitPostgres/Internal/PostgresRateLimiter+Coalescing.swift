@@ -1,0 +1,91 @@
+#if Postgres
+  import PostgresNIO
+  @_spi(RateLimitIntegration) import RateLimit
+
+  /// Sending decisions: alone when nothing is in flight, else together with those queued meanwhile (see
+  /// ``Coalescer``).
+  extension PostgresRateLimiter {
+    /// The answer to `request`, in one round trip, shared with the decisions that queued beside it.
+    func send(_ request: DecisionRequest) async throws -> DecisionRow {
+      let deadline = ContinuousClock.now + timeout
+      let slot = DecisionSlot()
+      guard coalescer.sendsAtOnce(orQueue: PendingDecision(request: request, deadline: deadline, slot: slot)) else {
+        return try await slot.wait(until: deadline, timeout: timeout)
+      }
+      defer { sendQueued() }
+      let sweep = request.mode == .retryAfter ? 0 : sweepIfDue()
+      let row = try await decide(request, sweep: sweep, within: timeout)
+      if row.swept >= Self.sweepBatch { nextSweep.withLock { $0 = .zero } }
+      return row
+    }
+
+    /// Sends what queued while a statement was in flight, batch after batch, until the queue is empty.
+    private func sendQueued() {
+      guard let first = coalescer.nextBatch() else { return }
+      Task {
+        var batch = first
+        while true {
+          await send(batch)
+          guard let next = coalescer.nextBatch() else { return }
+          batch = next
+        }
+      }
+    }
+
+    /// One statement for `batch` (those whose callers still wait), within the latest of their deadlines; each
+    /// caller gets its own row, or the statement's failure.
+    private func send(_ batch: [PendingDecision]) async {
+      let live = batch.filter { $0.slot.markSent() }
+      guard let latest = live.map(\.deadline).max() else { return }
+      coalescer.countStatement()
+      let sweep = live.contains { $0.request.mode != .retryAfter } ? sweepIfDue() : 0
+      let within = max(.zero, latest - .now)
+      do {
+        if live.count == 1 {
+          let row = try await decide(live[0].request, sweep: sweep, within: within)
+          if row.swept >= Self.sweepBatch { nextSweep.withLock { $0 = .zero } }
+          live[0].slot.finish(.success(row))
+          return
+        }
+        let statement = DecideManyStatement(
+          name: nameBytes, keys: live.map(\.request.key), limit: Int64(limit), window: windowNanoseconds,
+          burst: burst.map(Int64.init), permits: live.map(\.request.permits), now: nowSent,
+          maxDelays: live.map { $0.request.maxDelay ?? .max }, modes: live.map(\.request.mode.rawValue),
+          sweep: sweep, lockTimeout: lockTimeout, ids: live.map { $0.request.bookingID ?? 0 })
+        let rows = try await run(within: within, outageKey: String(buffer: live[0].request.key)) { client in
+          var rows: [DecideManyStatement.Row] = []
+          for try await row in try await client.execute(statement) { rows.append(row) }
+          return rows
+        }
+        guard rows.count == live.count else { throw NoRow() }
+        if let swept = rows.first?.4, swept >= Self.sweepBatch { nextSweep.withLock { $0 = .zero } }
+        for (pending, row) in zip(live, rows) {
+          guard !row.7, let time = row.0, let now = row.1, let remaining = row.5, let restAt = row.6 else {
+            pending.slot.finish(.failure(Unavailable(error: .unavailable(underlying: KeyLockHeld()))))
+            continue
+          }
+          pending.slot.finish(.success((time, now, row.2, row.3, row.4, remaining, restAt)))
+        }
+      } catch {
+        for pending in live { pending.slot.finish(.failure(error)) }
+      }
+    }
+
+    /// One decision, alone in its statement.
+    private func decide(_ request: DecisionRequest, sweep: Int32, within deadline: Duration) async throws
+      -> DecisionRow
+    {
+      let statement = DecideStatement(
+        name: nameBytes, key: request.key, limit: Int64(limit), window: windowNanoseconds,
+        burst: burst.map(Int64.init), permits: request.permits, now: nowSent, maxDelay: request.maxDelay,
+        mode: request.mode.rawValue, sweep: sweep, lockTimeout: lockTimeout, id: request.bookingID)
+      let row = try await run(within: deadline, outageKey: String(buffer: request.key)) { client -> DecisionRow? in
+        for try await row in try await client.execute(statement) { return row }
+        return nil
+      }
+      // The function always returns a row: none is a bug, not an outage.
+      guard let row else { throw NoRow() }
+      return row
+    }
+  }
+#endif

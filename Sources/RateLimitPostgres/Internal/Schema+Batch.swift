@@ -1,0 +1,90 @@
+#if Postgres
+  extension Schema {
+    /// Several decisions of one name in one statement (coalescing, schema version 5): what
+    /// `ratelimit_decide_v4` answers for each, made one by one in the arrays' order, in one transaction.
+    ///
+    /// Every key's lock is taken first, in one order (ascending lock key, as `ratelimit_decide_all_v4` does), so
+    /// two batches — or a batch and a joint decision — never wait for each other in a cycle. A key whose lock
+    /// cannot be had within `p_lock_timeout` (another session holds it) answers `o_blocked` and decides nothing;
+    /// after the first such key, the rest are only tried, so a batch waits for one blocked key at most. Mode 2
+    /// (`retryAfter`) reads only and takes no lock. `p_ids[j]` 0: no id of the caller's (mode 2).
+    ///
+    /// The sweep comes last, once every decision has written its row, and skips the batch's keys and every
+    /// row another session holds: the batch never waits on a row lock while it holds advisory locks.
+    static let decideManyFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_decide_many_v5(
+          p_name bytea, p_keys bytea[], p_limit bigint, p_window bigint, p_burst bigint, p_permits bigint[],
+          p_now bigint, p_max_delays bigint[], p_modes integer[], p_sweep integer, p_lock_timeout text,
+          p_ids bigint[])
+      RETURNS TABLE (o_time bigint, o_now bigint, o_id bigint, o_booked boolean, o_swept integer,
+          o_remaining bigint, o_rest_at bigint, o_blocked boolean)
+      LANGUAGE plpgsql VOLATILE AS $f$
+      DECLARE
+          m integer := coalesce(array_length(p_keys, 1), 0);
+          lock_key bigint;
+          blocked bigint[] := '{}';
+          d record;
+          latest_now bigint;
+          swept integer := 0;
+          times bigint[] := '{}';
+          nows bigint[] := '{}';
+          ids bigint[] := '{}';
+          booked boolean[] := '{}';
+          remainings bigint[] := '{}';
+          rests bigint[] := '{}';
+          blocks boolean[] := '{}';
+      BEGIN
+          PERFORM set_config('lock_timeout', p_lock_timeout, true);
+          FOR lock_key IN SELECT DISTINCT ratelimit_lock_key(p_name, x.key)
+                  FROM unnest(p_keys, p_modes) AS x(key, mode) WHERE x.mode <> 2 ORDER BY 1 LOOP
+              IF NOT pg_try_advisory_xact_lock(lock_key) THEN
+                  IF cardinality(blocked) > 0 THEN
+                      blocked := blocked || lock_key;
+                  ELSE
+                      BEGIN
+                          PERFORM pg_advisory_xact_lock(lock_key);
+                      EXCEPTION WHEN lock_not_available THEN
+                          blocked := blocked || lock_key;
+                      END;
+                  END IF;
+              END IF;
+          END LOOP;
+          FOR j IN 1..m LOOP
+              IF p_modes[j] <> 2 AND ratelimit_lock_key(p_name, p_keys[j]) = ANY (blocked) THEN
+                  blocks[j] := true;
+                  CONTINUE;
+              END IF;
+              SELECT * INTO d FROM ratelimit_decide_v4(p_name, p_keys[j], p_limit, p_window, p_burst, p_permits[j],
+                  p_now, p_max_delays[j], p_modes[j], 0, NULL, nullif(p_ids[j], 0));
+              times[j] := d.o_time;
+              nows[j] := d.o_now;
+              ids[j] := d.o_id;
+              booked[j] := d.o_booked;
+              remainings[j] := d.o_remaining;
+              rests[j] := d.o_rest_at;
+              blocks[j] := false;
+              latest_now := greatest(latest_now, d.o_now);
+          END LOOP;
+          IF p_sweep > 0 AND latest_now IS NOT NULL THEN
+              DELETE FROM ratelimit_keys WHERE ctid = ANY (ARRAY(
+                  SELECT ctid FROM ratelimit_keys
+                  WHERE name = p_name AND rest_at <= latest_now AND key <> ALL (p_keys)
+                  LIMIT p_sweep FOR UPDATE SKIP LOCKED));
+              GET DIAGNOSTICS swept = ROW_COUNT;
+          END IF;
+          FOR j IN 1..m LOOP
+              o_time := times[j];
+              o_now := nows[j];
+              o_id := ids[j];
+              o_booked := coalesce(booked[j], false);
+              o_swept := swept;
+              o_remaining := remainings[j];
+              o_rest_at := rests[j];
+              o_blocked := blocks[j];
+              RETURN NEXT;
+          END LOOP;
+      END
+      $f$;
+      """
+  }
+#endif

@@ -1,0 +1,237 @@
+#if Postgres
+  import PostgresNIO
+  import RateLimit
+  @testable import RateLimitPostgres
+  import Testing
+
+  /// SPEC 4.1, "the fleet at the database's speed": concurrent decisions share round trips, with the answers of
+  /// the same decisions made one by one in arrival order; a refused key answers locally.
+  @Suite(.serialized) struct CoalescingTests {
+    enum Ask: CustomStringConvertible {
+      case tryAcquire(Int, String)
+      case decide(Int, String)
+      case reserve(Int, String, within: Duration?)
+      case retryAfter(Int, String)
+
+      var description: String {
+        switch self {
+        case .tryAcquire(let p, let k): "tryAcquire(\(p), \(k))"
+        case .decide(let p, let k): "decide(\(p), \(k))"
+        case .reserve(let p, let k, let w): "reserve(\(p), \(k), within: \(String(describing: w)))"
+        case .retryAfter(let p, let k): "retryAfter(\(p), \(k))"
+        }
+      }
+    }
+
+    /// What either limiter answered, in one comparable form.
+    enum Answer: Equatable {
+      case granted(Bool)
+      case decision(RateLimitDecision)
+      case booking(Duration?, Duration?)  // time, delay
+      case wait(Duration?)
+    }
+
+    static func ask(_ ask: Ask, _ shared: PostgresRateLimiter) async throws -> Answer {
+      switch ask {
+      case .tryAcquire(let p, let k): .granted(try await shared.tryAcquire(p, for: k))
+      case .decide(let p, let k): .decision(try await shared.decide(p, for: k))
+      case .reserve(let p, let k, let w):
+        try await shared.reserve(p, for: k, within: w).map { .booking($0.time, $0.delay) } ?? .booking(nil, nil)
+      case .retryAfter(let p, let k): .wait(try await shared.retryAfter(p, for: k))
+      }
+    }
+
+    static func ask(_ ask: Ask, _ local: KeyedRateLimiter<String>) -> Answer {
+      switch ask {
+      case .tryAcquire(let p, let k): .granted(local.tryAcquire(p, for: k))
+      case .decide(let p, let k): .decision(local.decide(p, for: k))
+      case .reserve(let p, let k, let w):
+        local.reserve(p, for: k, within: w).map { .booking($0.time, $0.delay) } ?? .booking(nil, nil)
+      case .retryAfter(let p, let k): .wait(local.retryAfter(p, for: k))
+      }
+    }
+
+    static func randomAsk(_ generator: inout some RandomNumberGenerator, capacity: Int, window: Duration) -> Ask {
+      let key = ["a", "b", "c"].randomElement(using: &generator)!
+      // Within the capacity: a larger request is answered without the database, so it never arrives.
+      let permits = Int.random(in: 1...capacity, using: &generator)
+      switch Int.random(in: 0..<4, using: &generator) {
+      case 0: return .tryAcquire(permits, key)
+      case 1: return .decide(permits, key)
+      case 2: return .reserve(permits, key, within: Bool.random(using: &generator) ? nil : window)
+      default: return .retryAfter(permits, key)
+      }
+    }
+
+    /// Each round: a decision on a key whose lock a test session holds is in flight; eight more arrive, in a
+    /// known order, and queue; the lock is released: the eight go in one statement. Their answers are those
+    /// of `KeyedRateLimiter` fed the same decisions in that order, on the same clock.
+    @Test(arguments: [false, true]) func concurrentDecisionsAnswerAsOneByOneInArrivalOrder(bucket: Bool)
+      async throws
+    {
+      let seed = UInt64.random(in: 0...UInt64.max)
+      _ = try await TestDatabase.withClient { client in
+        var generator = SeededGenerator(seed: seed)
+        let (limit, burst, window) = (3, 4, Duration.milliseconds(7))
+        let clock = ManualClock()
+        let name = TestDatabase.uniqueName()
+        let shared =
+          bucket
+          ? PostgresRateLimiter(
+            client: client, name: name, limit: limit, per: window, burst: burst, time: .clock(clock),
+            timeout: TestDatabase.timeout, localRefusals: false)
+          : PostgresRateLimiter(
+            client: client, name: name, limit: limit, per: window, time: .clock(clock),
+            timeout: TestDatabase.timeout, localRefusals: false)
+        try await shared.prepare()
+        let local =
+          bucket
+          ? KeyedRateLimiter<String>(limit: limit, per: window, burst: burst, clock: clock)
+          : KeyedRateLimiter<String>(limit: limit, per: window, clock: clock)
+        for round in 0..<12 {
+          clock.advance(by: .nanoseconds(Int64.random(in: 0...5_000_000, using: &generator)))
+          let asks = (0..<8).map { _ in Self.randomAsk(&generator, capacity: bucket ? burst : limit, window: window) }
+          let expected = [Self.ask(.tryAcquire(1, "blocker"), local)] + asks.map { Self.ask($0, local) }
+          let before = shared.coalescer.counts
+          let answers = try await client.withConnection { blocking in
+            let lock: PostgresQuery =
+              "SELECT pg_advisory_lock(ratelimit_lock_key(\(ByteBuffer(string: name)), \(ByteBuffer(string: "blocker"))))"
+            for try await _ in try await blocking.query(lock, logger: blocking.logger) {}
+            return try await withThrowingTaskGroup(of: (Int, Answer).self) { group in
+              for (index, ask) in ([Ask.tryAcquire(1, "blocker")] + asks).enumerated() {
+                group.addTask { (index, try await Self.ask(ask, shared)) }
+                // The next starts once this one has arrived: arrival order is the array's.
+                await shared.coalescer.waitUntilArrivals(before.arrivals + index + 1)
+              }
+              for try await _ in try await blocking.query("SELECT pg_advisory_unlock_all()", logger: blocking.logger) {}
+              var answers = [Answer?](repeating: nil, count: asks.count + 1)
+              for try await (index, answer) in group { answers[index] = answer }
+              return answers
+            }
+          }
+          let context = "seed \(seed), round \(round): \(asks)"
+          #expect(answers == expected, "\(context)")
+          let after = shared.coalescer.counts
+          #expect(after.statements - before.statements == 2, "\(context): the blocked one, then the eight")
+        }
+      }
+    }
+
+    /// Batches lock their keys in one order: two limiters on separate clients (two processes) deciding the
+    /// same keys in every order at once never wait for each other in a cycle. A cycle would hold each
+    /// statement until `lock_timeout` (four fifths of the 500 ms timeout, well before PostgreSQL's 1 s deadlock
+    /// check) and answer "unavailable", which `.throwError` throws; and no key is granted more than its limit.
+    @Test func batchesOnTheSameKeysNeverDeadlock() async throws {
+      guard let configuration = TestDatabase.configuration() else { return }
+      let name = TestDatabase.uniqueName()
+      let keys = (0..<8).map { "key-\($0)" }
+      let granted = try await withThrowingTaskGroup(of: [String: Int].self) { processes in
+        for _ in 0..<2 {
+          processes.addTask {
+            try await TestDatabase.withClient(configuration) { client in
+              let shared = PostgresRateLimiter(
+                client: client, name: name, limit: 300, per: .seconds(3_600), timeout: .milliseconds(500))
+              try await shared.prepare()
+              return try await withThrowingTaskGroup(of: [String: Int].self) { tasks in
+                for task in 0..<32 {
+                  tasks.addTask {
+                    var granted: [String: Int] = [:]
+                    for index in 0..<40 {
+                      let key = keys[(task &* 3 &+ index &* (task % 2 == 0 ? 1 : 7)) % keys.count]
+                      if try await shared.tryAcquire(for: key) { granted[key, default: 0] += 1 }
+                    }
+                    return granted
+                  }
+                }
+                return try await tasks.reduce(into: [:]) { $0.merge($1, uniquingKeysWith: +) }
+              }
+            } ?? [:]
+          }
+        }
+        return try await processes.reduce(into: [:]) { $0.merge($1, uniquingKeysWith: +) }
+      }
+      // 2 × 32 × 40 = 2,560 requests over 8 keys (320 a key): exactly 300 of each key's are granted.
+      #expect(granted == Dictionary(uniqueKeysWithValues: keys.map { ($0, 300) }))
+    }
+
+    /// A key the database refused is refused here, without a statement, until it can grant one permit; its
+    /// `decide` reports what `KeyedRateLimiter` reports. Past that instant it asks the database again.
+    @Test(arguments: [false, true]) func aRefusedHotKeySendsNoStatement(bucket: Bool) async throws {
+      _ = try await TestDatabase.withClient { client in
+        let clock = ManualClock()
+        let (name, window) = (TestDatabase.uniqueName(), Duration.seconds(60))
+        let shared =
+          bucket
+          ? PostgresRateLimiter(
+            client: client, name: name, limit: 2, per: window, burst: 2, time: .clock(clock),
+            timeout: TestDatabase.timeout)
+          : PostgresRateLimiter(
+            client: client, name: name, limit: 2, per: window, time: .clock(clock), timeout: TestDatabase.timeout)
+        try await shared.prepare()
+        let local =
+          bucket
+          ? KeyedRateLimiter<String>(limit: 2, per: window, burst: 2, clock: clock)
+          : KeyedRateLimiter<String>(limit: 2, per: window, clock: clock)
+        for _ in 0..<2 { #expect(try await shared.tryAcquire(for: "hot") == local.tryAcquire(for: "hot")) }
+        clock.advance(by: .seconds(1))
+        #expect(try await shared.tryAcquire(for: "hot") == false)
+        #expect(local.tryAcquire(for: "hot") == false)
+        let refused = shared.coalescer.counts.statements
+        #expect(refused == 3)
+        for step in 0..<1_000 {
+          if step % 100 == 0 { clock.advance(by: .milliseconds(100)) }
+          #expect(try await shared.tryAcquire(for: "hot") == false)
+          #expect(try await shared.decide(for: "hot") == local.decide(for: "hot"))
+          #expect(try await shared.retryAfter(for: "hot") == local.retryAfter(for: "hot"))
+        }
+        #expect(shared.coalescer.counts.statements == refused, "a refused key sends nothing")
+        // Another key, and a request for 2 permits (which a refusal for 1 cannot answer), still go.
+        #expect(try await shared.tryAcquire(for: "cold") == local.tryAcquire(for: "cold"))
+        #expect(try await shared.decide(2, for: "hot") == local.decide(2, for: "hot"))
+        #expect(shared.coalescer.counts.statements == refused + 2)
+        // Once a permit can be granted, the database is asked again.
+        clock.advance(by: local.retryAfter(for: "hot") ?? .zero)
+        #expect(try await shared.tryAcquire(for: "hot") == local.tryAcquire(for: "hot"))
+        #expect(shared.coalescer.counts.statements == refused + 3)
+      }
+    }
+
+    /// `localRefusals: false`: every decision asks the database.
+    @Test func withoutLocalRefusalsEveryDecisionIsAStatement() async throws {
+      _ = try await TestDatabase.withClient { client in
+        let clock = ManualClock()
+        let shared = PostgresRateLimiter(
+          client: client, name: TestDatabase.uniqueName(), limit: 1, per: .seconds(60), time: .clock(clock),
+          timeout: TestDatabase.timeout, localRefusals: false)
+        try await shared.prepare()
+        #expect(try await shared.tryAcquire(for: "hot"))
+        for _ in 0..<10 { #expect(try await shared.tryAcquire(for: "hot") == false) }
+        #expect(shared.coalescer.counts.statements == 11)
+      }
+    }
+  }
+#endif
+
+#if Postgres
+  import Testing
+  @testable import RateLimitPostgres
+
+  /// The local refusals stay bounded: a full table refuses no new key locally until a refusal it holds has
+  /// passed, and then forgets those that have.
+  @Suite struct LocalRefusalsTests {
+    @Test func aFullTableTakesNoNewKeyUntilARefusalHasPassed() {
+      let refusals = LocalRefusals()
+      for index in 0..<LocalRefusals.capacity {
+        refusals.refuse("key-\(index)", until: .seconds(10 + index % 3), restAt: .seconds(20), now: .zero)
+      }
+      refusals.refuse("late", until: .seconds(30), restAt: .seconds(40), now: .seconds(1))
+      #expect(refusals.refusal(for: "late", at: .seconds(1)) == nil, "full: not remembered")
+      #expect(refusals.refusal(for: "key-0", at: .seconds(1))?.until == .seconds(10))
+      // At 10 s a third of the refusals have passed: room again.
+      refusals.refuse("late", until: .seconds(30), restAt: .seconds(40), now: .seconds(10))
+      #expect(refusals.refusal(for: "late", at: .seconds(10))?.until == .seconds(30))
+      #expect(refusals.refusal(for: "key-1", at: .seconds(10))?.until == .seconds(11))
+      #expect(refusals.refusal(for: "key-0", at: .seconds(10)) == nil)
+    }
+  }
+#endif
