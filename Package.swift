@@ -118,6 +118,7 @@ let package = Package(
         .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),
         .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Hummingbird"])),
         .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Hummingbird"])),
+        .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Hummingbird"])),
         .target(name: "RateLimitPostgres", condition: .when(traits: ["Postgres"])),
         .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
       ],

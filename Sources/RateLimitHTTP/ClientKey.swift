@@ -13,6 +13,8 @@
 ///
 /// - Returns: The key, in one canonical spelling; `nil` if `address` is not an IP address.
 public func clientKey(address: String) -> String? {
+  // Most peers: an IPv4 address already in canonical form is its own key (no parsing, no allocation).
+  if isCanonicalIPv4(address) { return address }
   var text = Substring(address).trimmingSpaces
   if text.first == "[" {
     // [v6]:port
@@ -27,6 +29,30 @@ public func clientKey(address: String) -> String? {
   guard let v6 = IPv6(text) else { return nil }
   if let mapped = v6.mappedIPv4 { return mapped.description }
   return v6.prefix64
+}
+
+/// Whether `text` is four decimal bytes without leading zeros, `203.0.113.7`: the spelling `IPv4` gives.
+func isCanonicalIPv4(_ text: String) -> Bool {
+  var parts = 0
+  var value = 0
+  var digits = 0
+  var leadingZero = false
+  for byte in text.utf8 {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"):
+      if leadingZero { return false }
+      if digits == 0 && byte == UInt8(ascii: "0") { leadingZero = true }
+      value = value * 10 + Int(byte - UInt8(ascii: "0"))
+      digits += 1
+      if digits > 3 || value > 255 { return false }
+    case UInt8(ascii: "."):
+      if digits == 0 || parts == 3 { return false }
+      (parts, value, digits, leadingZero) = (parts + 1, 0, 0, false)
+    default:
+      return false
+    }
+  }
+  return parts == 3 && digits > 0
 }
 
 /// An IPv4 address: four decimal bytes.

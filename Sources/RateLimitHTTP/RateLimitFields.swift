@@ -13,21 +13,32 @@ public import RateLimit
 public enum RateLimitFields: Sendable {
   /// The `RateLimit-Policy` field's value.
   public static func policy(_ policies: [(name: String, decision: RateLimitDecision)]) -> String {
-    policies.map { "\(structuredString($0.name));q=\($0.decision.limit);w=\(wholeSeconds($0.decision.window))" }
-      .joined(separator: ", ")
+    list(policies) { "\(structuredString($0.name));q=\($0.decision.limit);w=\(wholeSeconds($0.decision.window))" }
   }
 
   /// The `RateLimit` field's value.
   public static func state(_ policies: [(name: String, decision: RateLimitDecision)]) -> String {
-    policies.map {
+    list(policies) {
       "\(structuredString($0.name));r=\(max(0, $0.decision.remaining));t=\(wholeSeconds($0.decision.resetAfter))"
     }
-    .joined(separator: ", ")
+  }
+
+  /// The members, comma-separated (one policy, the common case: no array).
+  private static func list(
+    _ policies: [(name: String, decision: RateLimitDecision)],
+    _ member: ((name: String, decision: RateLimitDecision)) -> String
+  ) -> String {
+    if policies.count == 1 { return member(policies[0]) }
+    return policies.map(member).joined(separator: ", ")
   }
 
   /// A Structured Field string (RFC 9651 §3.3.3): in quotes, `"` and `\` escaped; anything outside printable
   /// ASCII, which a string cannot hold, becomes `?`.
   public static func structuredString(_ text: String) -> String {
+    // Most names need no escaping: one allocation.
+    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+      return "\"" + text + "\""
+    }
     var result = "\""
     for scalar in text.unicodeScalars {
       switch scalar {

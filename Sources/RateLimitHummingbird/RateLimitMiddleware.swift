@@ -36,6 +36,9 @@
 
     let gate: RateLimitGate
     let key: @Sendable (Request, Context) -> String?
+    /// `ratelimit_requests` for each policy, made once (swift-metrics is bootstrapped before the middleware is).
+    let granted: [Counter]
+    let refused: [String: Counter]
 
     /// - Parameters:
     ///   - policies: The limits every request takes from, for its key, in the order the header fields list them.
@@ -45,8 +48,16 @@
       _ policies: RateLimitPolicy..., headers: RateLimitHeaders = .ietf,
       key: @escaping @Sendable (Request, Context) -> String?
     ) {
+      self.init(policies: policies, headers: headers, key: key)
+    }
+
+    init(
+      policies: [RateLimitPolicy], headers: RateLimitHeaders, key: @escaping @Sendable (Request, Context) -> String?
+    ) {
       self.gate = RateLimitGate(policies, headers: headers)
       self.key = key
+      self.granted = policies.map { Self.counter($0.name, "granted") }
+      self.refused = Dictionary(policies.map { ($0.name, Self.counter($0.name, "refused")) }) { first, _ in first }
     }
 
     /// Decides the request's key, then runs `next` (granted) or answers 429 (refused) or 400 (key too long).
@@ -56,12 +67,12 @@
       guard let key = key(request, context) else { return try await next(request, context) }
       switch try await gate.decide(key: key) {
       case .granted(let fields):
-        for policy in gate.policies { Self.count(policy.name, "granted") }
+        for counter in granted { counter.increment() }
         var response = try await next(request, context)
         response.headers.append(contentsOf: Self.httpFields(fields))
         return response
       case .refused(let refusal):
-        for name in refusal.refusedBy { Self.count(name, "refused") }
+        for name in refusal.refusedBy { refused[name]?.increment() }
         context.logger.debug(
           "rate limit: request refused",
           metadata: [
@@ -82,14 +93,14 @@
       }
     }
 
-    private static func count(_ policy: String, _ decision: String) {
-      Counter(label: "ratelimit_requests", dimensions: [("policy", policy), ("decision", decision)]).increment()
+    private static func counter(_ policy: String, _ decision: String) -> Counter {
+      Counter(label: "ratelimit_requests", dimensions: [("policy", policy), ("decision", decision)])
     }
 
     private static func httpFields(_ fields: [(name: String, value: String)]) -> HTTPFields {
       var result = HTTPFields()
       for field in fields {
-        guard let name = HTTPField.Name(field.name) else { continue }
+        guard let name = fieldNames[field.name] ?? HTTPField.Name(field.name) else { continue }
         result.append(HTTPField(name: name, value: field.value))
       }
       return result
@@ -104,8 +115,7 @@
     /// forwarding headers are never read: a client cannot choose its own key. A request without a peer address
     /// (a Unix socket, a test without one) is not limited.
     public init(_ policies: RateLimitPolicy..., headers: RateLimitHeaders = .ietf, trustedProxies: Int = 0) {
-      self.gate = RateLimitGate(policies, headers: headers)
-      self.key = { request, context in
+      self.init(policies: policies, headers: headers) { request, context in
         guard let peer = context.remoteAddress?.ipAddress else { return nil }
         let forwarded = trustedProxies > 0 ? request.headers[values: .xForwardedFor] : []
         return clientKey(
@@ -117,4 +127,8 @@
   extension HTTPField.Name {
     static var xForwardedFor: Self { Self("X-Forwarded-For")! }
   }
+
+  /// The names of the fields a gate answers with, parsed once.
+  private let fieldNames: [String: HTTPField.Name] = Dictionary(
+    uniqueKeysWithValues: ["RateLimit-Policy", "RateLimit", "Retry-After"].map { ($0, HTTPField.Name($0)!) })
 #endif

@@ -29,6 +29,9 @@
   public struct RateLimitMiddleware: AsyncMiddleware {
     let gate: RateLimitGate
     let key: @Sendable (Request) -> String?
+    /// `ratelimit_requests` for each policy, made once (swift-metrics is bootstrapped before the middleware is).
+    let granted: [Counter]
+    let refused: [String: Counter]
 
     /// - Parameters:
     ///   - policies: The limits every request takes from, for its key, in the order the header fields list them.
@@ -37,8 +40,14 @@
     public init(
       _ policies: RateLimitPolicy..., headers: RateLimitHeaders = .ietf, key: @escaping @Sendable (Request) -> String?
     ) {
+      self.init(policies: policies, headers: headers, key: key)
+    }
+
+    init(policies: [RateLimitPolicy], headers: RateLimitHeaders, key: @escaping @Sendable (Request) -> String?) {
       self.gate = RateLimitGate(policies, headers: headers)
       self.key = key
+      self.granted = policies.map { Self.counter($0.name, "granted") }
+      self.refused = Dictionary(policies.map { ($0.name, Self.counter($0.name, "refused")) }) { first, _ in first }
     }
 
     /// Keyed by the client's address (``RateLimitHTTP/clientKey(address:)``: IPv6 by /64), behind
@@ -46,8 +55,7 @@
     /// forwarding headers are never read: a client cannot choose its own key. A request without a peer address
     /// is not limited.
     public init(_ policies: RateLimitPolicy..., headers: RateLimitHeaders = .ietf, trustedProxies: Int = 0) {
-      self.gate = RateLimitGate(policies, headers: headers)
-      self.key = { request in
+      self.init(policies: policies, headers: headers) { request in
         guard let peer = request.remoteAddress?.ipAddress else { return nil }
         let forwarded = trustedProxies > 0 ? request.headers["X-Forwarded-For"] : []
         return clientKey(
@@ -60,12 +68,12 @@
       guard let key = key(request) else { return try await next.respond(to: request) }
       switch try await gate.decide(key: key) {
       case .granted(let fields):
-        for policy in gate.policies { Self.count(policy.name, "granted") }
+        for counter in granted { counter.increment() }
         let response = try await next.respond(to: request)
         for field in fields { response.headers.add(name: field.name, value: field.value) }
         return response
       case .refused(let refusal):
-        for name in refusal.refusedBy { Self.count(name, "refused") }
+        for name in refusal.refusedBy { refused[name]?.increment() }
         request.logger.debug(
           "rate limit: request refused",
           metadata: [
@@ -83,8 +91,8 @@
       }
     }
 
-    private static func count(_ policy: String, _ decision: String) {
-      Counter(label: "ratelimit_requests", dimensions: [("policy", policy), ("decision", decision)]).increment()
+    private static func counter(_ policy: String, _ decision: String) -> Counter {
+      Counter(label: "ratelimit_requests", dimensions: [("policy", policy), ("decision", decision)])
     }
   }
 #endif

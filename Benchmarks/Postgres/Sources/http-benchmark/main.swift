@@ -1,0 +1,52 @@
+// A hello-world Hummingbird server on 127.0.0.1 for wrk (Benchmarks/Postgres/http.sh): the same route without
+// the middleware, with it over a `KeyedRateLimiter`, and, given RATELIMIT_POSTGRES_URL, over a
+// `PostgresRateLimiter`. Every limit is far above what wrk can send, so every request is granted and pays the
+// whole path: the decision and the response's header fields.
+//
+//   http-benchmark <port>
+import Foundation
+import Hummingbird
+import NIOCore
+import PostgresNIO
+import RateLimit
+import RateLimitHTTP
+import RateLimitHummingbird
+@_spi(RateLimitIntegration) import RateLimitPostgres
+
+/// A request context with the client's address, for the middleware.
+struct Context: RequestContext, RemoteAddressRequestContext {
+  var coreContext: CoreRequestContextStorage
+  let remoteAddress: SocketAddress?
+
+  init(source: Source) {
+    self.coreContext = .init(source: source)
+    self.remoteAddress = source.channel.remoteAddress
+  }
+}
+
+guard CommandLine.arguments.count == 2, let port = Int(CommandLine.arguments[1]) else {
+  print("usage: http-benchmark <port>")
+  exit(2)
+}
+let router = Router(context: Context.self)
+router.get("plain") { _, _ in "hello\n" }
+let keyed = KeyedRateLimiter<String>(limit: 1_000_000_000, per: .seconds(1), burst: 1_000_000_000)
+router.group("keyed").add(middleware: RateLimitMiddleware(RateLimitPolicy("keyed", keyed)))
+  .get { _, _ in "hello\n" }
+if let url = ProcessInfo.processInfo.environment["RATELIMIT_POSTGRES_URL"],
+  var configuration = _loopbackConfiguration(url: url)
+{
+  configuration.options.maximumConnections = 4
+  configuration.options.minimumConnections = 4
+  let client = PostgresClient(configuration: configuration)
+  Task { await client.run() }
+  let shared = PostgresRateLimiter(
+    client: client, name: "http-\(UInt32.random(in: 0...UInt32.max))", limit: 1_000_000_000, per: .seconds(1),
+    burst: 1_000_000_000)
+  try await shared.prepare()
+  router.group("postgres").add(middleware: RateLimitMiddleware(RateLimitPolicy("shared", shared)))
+    .get { _, _ in "hello\n" }
+}
+let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
+print("ready")
+try await app.runService()

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Requests per second of a hello-world route without and with RateLimitMiddleware (over a KeyedRateLimiter, and
+# over a PostgresRateLimiter when RATELIMIT_POSTGRES_URL is set), wrk on loopback, release build, one run:
+#
+#   bash scripts/with-postgres.sh bash Benchmarks/Postgres/http.sh
+#
+# The server and wrk share this machine's cores: compare the routes within one run.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
+swift build -c release --package-path "$here" --product http-benchmark >&2
+port=${PORT:-18_080}
+port=${port//_/}
+"$here/.build/release/http-benchmark" "$port" > /tmp/http-benchmark.$$.log 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -f /tmp/http-benchmark.$$.log' EXIT
+for _ in $(seq 100); do
+  grep -q ready /tmp/http-benchmark.$$.log 2>/dev/null && curl -fs "http://127.0.0.1:$port/plain" >/dev/null && break
+  sleep 0.1
+done
+routes="plain keyed"
+[[ -n ${RATELIMIT_POSTGRES_URL:-} ]] && routes="$routes postgres"
+seconds=${SECONDS_EACH:-5}
+rounds=${ROUNDS:-5}
+# This VM drifts by a third from one run to the next: the routes take turns, round after round, and each reports
+# its median.
+for route in $routes; do wrk -t1 -c32 -d2s "http://127.0.0.1:$port/$route" >/dev/null; done  # warm-up
+declare -A results
+for round in $(seq "$rounds"); do
+  for route in $routes; do
+    out=$(wrk -t2 -c32 -d"${seconds}s" --latency "http://127.0.0.1:$port/$route")
+    non2xx=$(awk '/Non-2xx/ { print $5 }' <<<"$out")
+    [[ -n $non2xx ]] && { echo "route $route answered $non2xx requests with other than 2xx" >&2; exit 1; }
+    results[$route]+="$(awk '/^Requests\/sec:/ { print $2 }' <<<"$out") "
+    echo "round $round, /$route: $(awk '/^Requests\/sec:/ { print $2 }' <<<"$out")/s" >&2
+  done
+done
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+echo "| route | requests/s (median of $rounds) | each round | over \`plain\` |"
+echo "|---|---:|---|---:|"
+plain=$(median "${results[plain]}")
+for route in $routes; do
+  m=$(median "${results[$route]}")
+  awk -v r="$route" -v m="$m" -v all="${results[$route]}" -v plain="$plain" \
+    'BEGIN { printf "| `/%s` | %.0f | %s | %.3f× |\n", r, m, all, m / plain }'
+done

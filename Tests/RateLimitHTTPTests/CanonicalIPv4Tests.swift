@@ -1,0 +1,29 @@
+import Testing
+
+@testable import RateLimitHTTP
+
+/// `clientKey`'s shortcut: an address already spelled as `IPv4` spells it is its own key. The shortcut must say
+/// yes exactly when parsing would give back the same text.
+@Suite struct CanonicalIPv4Tests {
+  @Test(arguments: [
+    ("203.0.113.7", true), ("0.0.0.0", true), ("255.255.255.255", true), ("10.0.0.1", true),
+    ("256.0.0.1", false), ("01.2.3.4", false), ("1.2.3", false), ("1.2.3.4.5", false), ("1..3.4", false),
+    ("1.2.3.4.", false), (".1.2.3", false), ("1.2.3.4:80", false), (" 1.2.3.4", false), ("", false),
+    ("1234.1.1.1", false), ("::1", false),
+  ])
+  func knownSpellings(address: String, isCanonical: Bool) {
+    #expect(isCanonicalIPv4(address) == isCanonical)
+    if isCanonical { #expect(clientKey(address: address) == address) }
+  }
+
+  @Test func agreesWithParsingOnRandomDottedText() {
+    var generator = SystemRandomNumberGenerator()
+    let alphabet = Array("0123456789.") + ["2", "5"]
+    for _ in 0..<20_000 {
+      let length = Int.random(in: 0...16, using: &generator)
+      let text = String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+      let parsed = IPv4(Substring(text))?.description
+      #expect(isCanonicalIPv4(text) == (parsed == text), "\(text)")
+    }
+  }
+}
