@@ -29,6 +29,15 @@ let package = Package(
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // Resident memory against the number of queries: swift run -c release --package-path Benchmarks/Postgres
+    // postgres-memory
+    .executableTarget(
+      name: "postgres-memory",
+      dependencies: [
+        .product(name: "RateLimitPostgres", package: rateLimitPackage),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     // A hello-world server with and without RateLimitMiddleware, for wrk: bash Benchmarks/Postgres/http.sh
     .executableTarget(
       name: "http-benchmark",
