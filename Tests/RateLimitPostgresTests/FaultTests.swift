@@ -190,3 +190,50 @@
     }
   }
 #endif
+
+#if Postgres
+  extension FaultTests {
+    /// 28.3: a decision swept other keys' rows at rest (deleting them, row-locked to its end) before it wrote its
+    /// own row, so two decisions that swept each other's keys waited for each other: 40P01 after a second. A
+    /// session here is the other decision, in that old order: it deletes k1's row at rest, then writes k2's.
+    /// Now a decision writes its own row before it sweeps, so it never holds k2's row while waiting for k1's.
+    @Test func aSweepNeverHoldsAnotherKeysRowWhileItWaits() async throws {
+      _ = try await Self.withFreshDatabase { client in
+        let clock = ManualClock()
+        let limiter = PostgresRateLimiter(
+          client: client, name: "sweep", limit: 1, per: .seconds(1), time: .clock(clock), timeout: .seconds(10))
+        try await limiter.prepare()
+        #expect(try await limiter.tryAcquire(for: "k1"))
+        #expect(try await limiter.tryAcquire(for: "k2"))
+        clock.advance(by: .seconds(10))  // both rows at rest, and the next decision's sweep due
+        let (name, k1, k2) = (ByteBuffer(string: "sweep"), ByteBuffer(string: "k1"), ByteBuffer(string: "k2"))
+        let deadlocks = "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()"
+        let deadlocksBefore = try await Self.integer(deadlocks, client)
+        // One connection of the pool; the limiter and the watch below take others.
+        try await client.withConnection { session in
+          let logger = Logger(label: "other decision")
+          for try await _ in try await session.query("BEGIN", logger: logger) {}
+          // Shorter than PostgreSQL's deadlock check: a wait shows as 55P03 here, not as a deadlock.
+          for try await _ in try await session.query("SET LOCAL lock_timeout = '500ms'", logger: logger) {}
+          let sweep: PostgresQuery = "DELETE FROM ratelimit_keys WHERE name = \(name) AND key = \(k1)"
+          for try await _ in try await session.query(sweep, logger: logger) {}
+          let decision = Task { try await limiter.tryAcquire(for: "k1") }
+          // The decision waits for k1's row.
+          while try await Self.integer("SELECT count(*) FROM pg_locks WHERE NOT granted", client) == 0 {
+            try await Task.sleep(for: .milliseconds(5))
+          }
+          let write: PostgresQuery = "UPDATE ratelimit_keys SET latest = latest WHERE name = \(name) AND key = \(k2)"
+          for try await _ in try await session.query(write, logger: logger) {}
+          for try await _ in try await session.query("COMMIT", logger: logger) {}
+          #expect(try await decision.value)
+        }
+        #expect(try await Self.integer(deadlocks, client) == deadlocksBefore)
+      }
+    }
+
+    static func integer(_ sql: String, _ client: PostgresClient) async throws -> Int64 {
+      for try await value in try await client.query(PostgresQuery(unsafeSQL: sql)).decode(Int64.self) { return value }
+      return 0
+    }
+  }
+#endif

@@ -27,4 +27,23 @@ import Testing
     log.removeAll(notAfter: 3)
     guard case .empty = log else { Issue.record("none: \(log)"); return }
   }
+
+  /// One key of a window with N = 10,000 cost microseconds a grant: every append, removal and shift copied the
+  /// whole queue of instants, because a `switch` on the log kept a second reference to it while the case ran.
+  @Test func aKeyedWindowChangesItsQueueInPlace() {
+    var log = KeyedWindowLog()
+    for time in 1...1_000 { log.append(BookingLog.Entry(time: Int64(time), permits: 1, id: 2)) }
+    // A copy is allocated while the original is alive, so it is elsewhere (compared one change at a time: malloc may
+    // hand a freed buffer back later).
+    var storage = log.storageAddress
+    log.append(BookingLog.Entry(time: 1_001, permits: 1, id: 2))
+    #expect(log.storageAddress == storage, "append")
+    storage = log.storageAddress
+    log.removeAll(notAfter: 1)
+    #expect(log.storageAddress == storage, "removeAll")
+    storage = log.storageAddress
+    log.shift(back: 1)
+    #expect(log.storageAddress == storage, "shift")
+    #expect((log.count, log.time(at: 0), log.lastTime) == (1_000, 1, 1_000))
+  }
 }

@@ -1,9 +1,16 @@
 // Issue 27's hostile traffic, measured in release: a stream of one-off keys (heap in use as it goes), decisions
 // with bookings ahead, booking and cancelling many waiters, a step back with many keys. Run:
-//   swift run --package-path Benchmarks -c release hostile-traffic
+//   swift run --package-path Benchmarks -c release hostile-traffic [scenario …]
+// Scenarios: one-off-keys, keyed-throttlers, bookings-ahead, one-key, step-back, churn-latency (all by default).
 import CHeapStatistics
 import Dispatch
 import RateLimit
+
+/// Whether to run `scenario`: named on the command line, or none named.
+func runs(_ scenario: String) -> Bool {
+  let named = CommandLine.arguments.dropFirst()
+  return named.isEmpty || named.contains(scenario)
+}
 
 /// Nanoseconds `body` takes, on the uptime clock.
 func nanoseconds(_ body: () -> Void) -> Double {
@@ -25,7 +32,7 @@ final class SteppingClock: RateLimitClock, @unchecked Sendable {
 }
 
 // 1. One-off keys: every operation a new key, about 10 active at any instant (window 10 µs, 1 µs a key).
-for count in [200_000, 2_000_000] {
+for count in [200_000, 2_000_000] where runs("one-off-keys") {
   let clock = SteppingClock()
   let limiter = KeyedRateLimiter<String>(limit: 1, per: .microseconds(10), clock: clock)
   let before = heap_bytes_in_use()
@@ -45,7 +52,7 @@ for count in [200_000, 2_000_000] {
       + "\(Int(total / Double(count))) ns a key (with the key's formatting), slowest op \(Int(worst / 1_000)) µs")
 }
 
-do {
+if runs("keyed-throttlers") {
   // A ManualClock: its advance runs the throttlers' timers, so they come back to rest.
   let clock = ManualClock()
   let keyed = Keyed<Int, Throttler<Int>> { _ in
@@ -63,7 +70,7 @@ do {
 }
 
 // 2. Bookings ahead: tryAcquire + retryAfter with 0, 1,000 and 50,000 bookings ahead; booking and cancelling.
-for ahead in [0, 1_000, 50_000] {
+for ahead in [0, 1_000, 50_000] where runs("bookings-ahead") {
   let clock = SteppingClock()
   let limiter = RateLimiter(limit: 10, per: .seconds(1), clock: clock)
   var bookings: [RateLimiter.Reservation] = []
@@ -83,7 +90,7 @@ for ahead in [0, 1_000, 50_000] {
       + "booking them \(Int(booking / 1_000_000)) ms, cancelling them \(Int(cancelling / 1_000_000)) ms")
 }
 
-do {
+if runs("one-key") {
   let clock = SteppingClock()
   let limiter = KeyedRateLimiter<String>(limit: 10_000, per: .seconds(1), clock: clock)
   let grants = 200_000
@@ -97,7 +104,7 @@ do {
 }
 
 // 3. A step back with many keys held.
-do {
+if runs("step-back") {
   let clock = SteppingClock()
   let limiter = KeyedRateLimiter<Int>(limit: 1, per: .seconds(3_600), clock: clock)
   let keys = 1_000_000

@@ -66,15 +66,13 @@ enum KeyedWindowLog: WindowLog {
 
   mutating func append(_ entry: BookingLog.Entry) {
     let plain = !entry.isCancellable && entry.permits == 1
+    // Outside the `switch`: a case with a `where` clause keeps a second reference to the queue while it runs.
+    if plain, case .times = self { return modifyTimes { $0.append(entry.time) } }
     switch self {
     case .empty where !entry.isCancellable && entry.permits <= UInt32.max:
       self = .one(time: entry.time, permits: UInt32(entry.permits))
     case .one(let time, 1) where plain:
       self = .times(TimeQueue(time, entry.time))
-    case .times(var times) where plain:
-      self = .empty  // `times` is now the only reference to its storage: appending does not copy it
-      times.append(entry.time)
-      self = .times(times)
     case .whole(let box):
       box.log.append(entry)
     default:
@@ -85,14 +83,16 @@ enum KeyedWindowLog: WindowLog {
   }
 
   mutating func removeAll(notAfter time: Int64) {
+    // Outside the `switch`: a case that binds the queue keeps a second reference to it while it runs.
+    if case .times = self {
+      modifyTimes { $0.removeAll(notAfter: time) }
+      if count == 0 { self = .empty }
+      return
+    }
     switch self {
     case .empty: break
     case .one(let first, _): if first <= time { self = .empty }
-    case .times(var times):
-      guard let first = times.first, first <= time else { return }
-      self = .empty
-      times.removeAll(notAfter: time)
-      if !times.isEmpty { self = .times(times) }
+    case .times: break  // above
     case .whole(let box):
       box.log.removeAll(notAfter: time)
       settle(box)
@@ -110,12 +110,18 @@ enum KeyedWindowLog: WindowLog {
     switch self {
     case .empty: break
     case .one(let time, let permits): self = .one(time: Nanoseconds.subtracting(time, jump), permits: permits)
-    case .times(var times):
-      self = .empty
-      times.shift(back: jump)
-      self = .times(times)
+    case .times: modifyTimes { $0.shift(back: jump) }
     case .whole(let box): box.log.shift(back: jump)
     }
+  }
+
+  /// Changes the queue of instants in place: moved out of `self` first, so that it holds the only reference to its
+  /// storage (before, every change copied the whole queue).
+  private mutating func modifyTimes(_ body: (inout TimeQueue) -> Void) {
+    guard case .times(var times) = self else { preconditionFailure("not a queue of instants") }
+    self = .empty
+    body(&times)
+    self = .times(times)
   }
 
   /// A whole log down to one booking, or none, becomes small again.
@@ -129,6 +135,14 @@ enum KeyedWindowLog: WindowLog {
       }
     default: break
     }
+  }
+}
+
+extension KeyedWindowLog {
+  /// Where the queue of instants is stored (`nil` unless `.times`), for tests that it changes in place.
+  var storageAddress: UnsafeRawPointer? {
+    guard case .times(let times) = self else { return nil }
+    return times.storageAddress
   }
 }
 
@@ -180,4 +194,6 @@ struct TimeQueue: Sendable {
   mutating func shift(back jump: Int64) {
     for index in head..<storage.count { storage[index] = Nanoseconds.subtracting(storage[index], jump) }
   }
+
+  var storageAddress: UnsafeRawPointer? { storage.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) } }
 }
