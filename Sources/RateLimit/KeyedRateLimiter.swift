@@ -9,12 +9,13 @@
 /// }
 /// ```
 ///
-/// Each key behaves exactly as its own `RateLimiter` with the same parameters and clock, created fresh the first
-/// time the key is used; keys never affect each other. A key whose state is back to a fresh limiter's (sliding
-/// window: no booking in the last window or ahead; token bucket: full and nothing booked ahead) is forgotten and
-/// its memory freed, during later operations on any key (O(1) amortized per operation). Forgetting is invisible,
-/// so memory follows the keys active within the last window, not every key ever seen. A key's state is a small
-/// value in one dictionary, not an object.
+/// Each key behaves exactly as its own `RateLimiter` with the same parameters and clock, created fresh the
+/// first time the key is used; keys never affect each other. A key whose state is back to a fresh limiter's
+/// (sliding window: no booking in the last window or ahead; token bucket: full and nothing booked ahead) is
+/// forgotten and its memory freed, during later operations on any key (each examines two keys: no operation
+/// stalls, and forgetting outpaces a stream of one-off keys). Forgetting is invisible, so memory follows the
+/// keys active within the last window, not every key ever seen. A key's state is a small value in one
+/// dictionary, not an object.
 ///
 /// Time is counted as ``RateLimiter`` counts it, in whole nanoseconds of `Int64`: a `window`, `maxDelay` or
 /// booking instant beyond the 292-year horizon saturates there ("not again"; `retryAfter` and a reservation's

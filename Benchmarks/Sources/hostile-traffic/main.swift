@@ -1,7 +1,7 @@
 // Issue 27's hostile traffic, measured in release: a stream of one-off keys (heap in use as it goes), decisions
 // with bookings ahead, booking and cancelling many waiters, a step back with many keys. Run:
 //   swift run --package-path Benchmarks -c release hostile-traffic [scenario …]
-// Scenarios: one-off-keys, keyed-throttlers, bookings-ahead, one-key, step-back, churn-latency (all by default).
+// Scenarios: one-off-keys, keyed-throttlers, keyed-held, bookings-ahead, one-key, step-back, churn-latency (all by default).
 import CHeapStatistics
 import Dispatch
 import RateLimit
@@ -32,7 +32,7 @@ final class SteppingClock: RateLimitClock, @unchecked Sendable {
 }
 
 // 1. One-off keys: every operation a new key, about 10 active at any instant (window 10 µs, 1 µs a key).
-for count in [200_000, 2_000_000] where runs("one-off-keys") {
+for count in [200_000, 2_000_000, 10_000_000] where runs("one-off-keys") {
   let clock = SteppingClock()
   let limiter = KeyedRateLimiter<String>(limit: 1, per: .microseconds(10), clock: clock)
   let before = heap_bytes_in_use()
@@ -60,13 +60,32 @@ if runs("keyed-throttlers") {
   }
   let before = heap_bytes_in_use()
   var most = 0
+  var worst = 0.0
   let count = 1_000_000
   for index in 0..<count {
     clock.advance(by: .microseconds(1))
-    keyed.call(index, for: index)
+    worst = max(worst, nanoseconds { keyed.call(index, for: index) })
     if index % 10_000 == 0 { most = max(most, heap_bytes_in_use() - before) }
   }
-  print("Keyed<Int, Throttler<Int>> (leading): \(count) one-off keys, heap growth at most \(megabytes(most))")
+  print(
+    "Keyed<Int, Throttler<Int>> (leading): \(count) one-off keys, heap growth at most \(megabytes(most)), "
+      + "slowest call \(Int(worst / 1_000)) µs")
+}
+
+if runs("keyed-held") {
+  // A million limiters held and active (none comes to rest within the run): the slowest single call.
+  let clock = ManualClock()
+  let keyed = Keyed<Int, Throttler<Int>> { _ in
+    Throttler(interval: .seconds(3_600), mode: .leading, clock: clock) { _ in }
+  }
+  var worst = 0.0
+  let count = 1_000_000
+  let total = nanoseconds {
+    for index in 0..<count { worst = max(worst, nanoseconds { keyed.call(index, for: index) }) }
+  }
+  print(
+    "Keyed<Int, Throttler<Int>> (leading, 1 h): \(count) keys held, \(Int(total / Double(count))) ns a call, "
+      + "slowest call \(Int(worst / 1_000)) µs")
 }
 
 // 2. Bookings ahead: tryAcquire + retryAfter with 0, 1,000 and 50,000 bookings ahead; booking and cancelling.
@@ -103,13 +122,39 @@ if runs("one-key") {
   print("KeyedRateLimiter, one key, N = 10,000: \(Int(elapsed / Double(grants))) ns a grant")
 }
 
-// 3. A step back with many keys held.
-if runs("step-back") {
+// 3. A step back with many keys held, for both rules.
+for bucket in [false, true] where runs("step-back") {
   let clock = SteppingClock()
-  let limiter = KeyedRateLimiter<Int>(limit: 1, per: .seconds(3_600), clock: clock)
+  let limiter =
+    bucket
+    ? KeyedRateLimiter<Int>(limit: 1, per: .seconds(3_600), burst: 1, clock: clock)
+    : KeyedRateLimiter<Int>(limit: 1, per: .seconds(3_600), clock: clock)
   let keys = 1_000_000
   for key in 0..<keys { _ = limiter.tryAcquire(for: key) }
   clock.now -= .microseconds(1)
   let step = nanoseconds { _ = limiter.tryAcquire(for: 0) }
-  print("KeyedRateLimiter, \(keys) keys held: the call that takes in a 1 µs step back \(Int(step / 1_000)) µs")
+  print(
+    "KeyedRateLimiter (\(bucket ? "token bucket" : "sliding window")), \(keys) keys held: the call that takes in "
+      + "a 1 µs step back \(Int(step / 1_000)) µs")
+}
+
+// 4. Latency percentiles at a million active keys with churn: every operation a new key, each active for a
+// window of a million operations.
+if runs("churn-latency") {
+  let clock = SteppingClock()
+  let limiter = KeyedRateLimiter<Int>(limit: 1, per: .seconds(1), clock: clock)
+  let warmUp = 1_000_000
+  let measured = 2_000_000
+  var samples: [Double] = []
+  samples.reserveCapacity(measured)
+  for index in 0..<(warmUp + measured) {
+    clock.now += .microseconds(1)
+    let elapsed = nanoseconds { _ = limiter.tryAcquire(for: index) }
+    if index >= warmUp { samples.append(elapsed) }
+  }
+  samples.sort()
+  func percentile(_ p: Double) -> Int { Int(samples[min(samples.count - 1, Int(Double(samples.count) * p))]) }
+  print(
+    "KeyedRateLimiter<Int>, ~1,000,000 active keys, a new key an operation: tryAcquire p50 \(percentile(0.5)) ns, "
+      + "p99 \(percentile(0.99)) ns, p99.9 \(percentile(0.999)) ns, max \(Int(samples.last! / 1_000)) µs")
 }

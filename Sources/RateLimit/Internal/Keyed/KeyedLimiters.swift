@@ -19,12 +19,20 @@ final class KeyedLimiters<Key: Hashable & Sendable, Limiter: ActionLimiter>: @un
     @usableFromInline let limiter: Limiter
     /// Operations counted in on this limiter and not yet out.
     @usableFromInline var users = 0
+    /// Its place in the sweep's queue: a queued key whose ticket is not its limiter's is a stale copy.
+    let ticket: UInt64
 
-    @usableFromInline
-    init(limiter: Limiter, users: Int) {
+    init(limiter: Limiter, users: Int, ticket: UInt64) {
       self.limiter = limiter
       self.users = users
+      self.ticket = ticket
     }
+  }
+
+  /// A key in the sweep's queue, with the ticket of the limiter it was queued for.
+  struct Queued: Sendable {
+    let key: Key
+    let ticket: UInt64
   }
 
   @usableFromInline let lock = Lock()
@@ -32,8 +40,12 @@ final class KeyedLimiters<Key: Hashable & Sendable, Limiter: ActionLimiter>: @un
   @usableFromInline var entries: [Key: Entry] = [:]
   @usableFromInline var isInvalidated = false
   @usableFromInline var operationsSinceSweep = 0
-  /// The limiters held after the last sweep.
-  @usableFromInline var heldAtLastSweep = 0
+  /// Every limiter held, oldest first, for the sweep that examines a few at a time (and stale copies of keys
+  /// whose limiter was released since, dropped when they come up).
+  private var sweepQueue = KeyQueue<Queued>()
+  private var nextTicket: UInt64 = 0
+  /// The most limiters one operation's sweep examined (tests that no operation stalls).
+  var mostExaminedAtOnce = 0
 
   init(_ make: @escaping @Sendable (Key) -> Limiter) {
     self.make = make
@@ -51,10 +63,9 @@ final class KeyedLimiters<Key: Hashable & Sendable, Limiter: ActionLimiter>: @un
   ) -> Result? {
     let (existing, sweepIsDue): (Limiter?, Bool) = lock.withLock {
       operationsSinceSweep += 1
-      // A sweep asks every held limiter whether it is at rest: once every 4 × count operations, O(1) amortized.
-      // Counted against the limiters held at the last sweep, not now: when every operation brings a new key,
-      // the count grows as fast as the operations and a sweep due at 4 × count would never come.
-      let sweepIsDue = operationsSinceSweep >= 4 * Swift.max(heldAtLastSweep, 16)
+      // Every 64 operations, the sweep examines the next 16 limiters of its queue: a quarter of a limiter an
+      // operation, never a batch that grows with the limiters held (a new key examines two more, below).
+      let sweepIsDue = operationsSinceSweep >= 64
       if creating && isInvalidated { return (nil, sweepIsDue) }
       guard let index = entries.index(forKey: key) else { return (nil, sweepIsDue) }
       entries.values[index].users += 1
@@ -78,16 +89,20 @@ final class KeyedLimiters<Key: Hashable & Sendable, Limiter: ActionLimiter>: @un
   func makeLimiter(for key: Key) -> Limiter? {
     guard lock.withLock({ !isInvalidated }) else { return nil }
     let made = make(key)
-    let (chosen, isNew): (Limiter?, Bool) = lock.withLock {
-      if isInvalidated { return (nil, false) }
+    let (chosen, isNew, free): (Limiter?, Bool, [Limiter]) = lock.withLock {
+      if isInvalidated { return (nil, false, []) }
       if entries[key] != nil {
         // Another thread made one meanwhile: use it.
         entries[key]!.users += 1
-        return (entries[key]!.limiter, false)
+        return (entries[key]!.limiter, false, [])
       }
-      entries[key] = Entry(limiter: made, users: 1)
-      return (made, true)
+      nextTicket &+= 1
+      entries[key] = Entry(limiter: made, users: 1, ticket: nextTicket)
+      sweepQueue.append(Queued(key: key, ticket: nextTicket))
+      // Two examined for every limiter made: forgetting outpaces arrivals, whatever the traffic.
+      return (made, true, sweepSteps(2))
     }
+    release(free)
     if !isNew { made.invalidate() }
     if isNew, let observable = chosen as? any IdleObservable { observe(observable, key: key) }
     return chosen
@@ -103,10 +118,14 @@ final class KeyedLimiters<Key: Hashable & Sendable, Limiter: ActionLimiter>: @un
     if let free { release([free]) }
   }
 
-  /// Takes out every limiter at rest, and releases them.
+  /// The periodic sweep: examines the next 16 limiters of the queue, releases those at rest.
   @usableFromInline
   func sweepNow() {
-    release(lock.withLock { sweep() })
+    release(
+      lock.withLock {
+        operationsSinceSweep = 0
+        return sweepSteps(16)
+      })
   }
 
   /// Tells this container each time `limiter` becomes idle, so that it is released when its last run returns.
@@ -131,20 +150,37 @@ final class KeyedLimiters<Key: Hashable & Sendable, Limiter: ActionLimiter>: @un
     return entry.limiter
   }
 
-  /// Takes out every limiter at rest (every 4 × count operations, and when `count` is read).
+  /// Examines the next `steps` limiters of the queue: takes out each at rest, sends the others to the back. A
+  /// limiter at rest is taken out within a round of the queue, so the limiters held stay proportional to those
+  /// active (SPEC 4.0.1: no operation sweeps an unbounded batch). Under the lock.
+  private func sweepSteps(_ steps: Int) -> [Limiter] {
+    var free: [Limiter] = []
+    var examined = 0
+    while examined < steps, let queued = sweepQueue.popFirst() {
+      // A stale copy: its limiter was released since (and the key may hold a newer one, queued again).
+      guard entries[queued.key]?.ticket == queued.ticket else { continue }
+      examined += 1
+      if let limiter = takeIfAtRest(queued.key) { free.append(limiter) } else { sweepQueue.append(queued) }
+    }
+    mostExaminedAtOnce = Swift.max(mostExaminedAtOnce, examined)
+    if entries.capacity > 8 * Swift.max(entries.count, 64) { shrinkEntries() }
+    return free
+  }
+
+  /// Takes out every limiter at rest (when `count` is read): O(limiters).
   private func sweep() -> [Limiter] {
-    operationsSinceSweep = 0
     var free: [Limiter] = []
     for key in Array(entries.keys) {
       if let limiter = takeIfAtRest(key) { free.append(limiter) }
     }
-    if entries.capacity > 4 * Swift.max(entries.count, 8) {
-      var shrunk = [Key: Entry](minimumCapacity: entries.count)
-      for (key, entry) in entries { shrunk[key] = entry }
-      entries = shrunk
-    }
-    heldAtLastSweep = entries.count
+    if entries.capacity > 4 * Swift.max(entries.count, 8) { shrinkEntries() }
     return free
+  }
+
+  private func shrinkEntries() {
+    var shrunk = [Key: Entry](minimumCapacity: entries.count)
+    for (key, entry) in entries { shrunk[key] = entry }
+    entries = shrunk
   }
 
   /// Invalidates and lets go of limiters taken out: outside the lock.

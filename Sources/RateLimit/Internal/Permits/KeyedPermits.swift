@@ -22,15 +22,16 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
 
   var rule: Rule { book.rule }
 
-  /// Takes in a clock reading before an operation: a step back moves every key's instants back; the sweep runs
-  /// when it is due.
+  /// Takes in a clock reading before an operation: a step back moves every key's instants back (a sliding window:
+  /// O(keys); a token bucket: O(keys with bookings ahead), since the others keep Go's `last`, which takes the
+  /// step in at the next booking); the sweep runs when it is due.
   @discardableResult
   mutating func read(_ now: Int64) -> Int64 {
     let jump = book.read(now)
     if jump > 0 {
       for key in aside.keys { rule.clockWentBack(by: jump, in: &aside[key]!) }
       var index = packed.startIndex
-      while index != packed.endIndex {
+      while Rule.packedStatesMoveBack, index != packed.endIndex {
         if !Rule.isAside(packed.values[index]) { rule.clockWentBack(by: jump, packed: &packed.values[index]) }
         packed.formIndex(after: &index)
       }

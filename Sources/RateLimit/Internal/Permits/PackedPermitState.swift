@@ -31,6 +31,9 @@ protocol PackablePermitRule: PermitRule {
   /// ``PermitRule/clockWentBack(by:in:)`` for a packed state.
   func clockWentBack(by jump: Int64, packed: inout Packed)
 
+  /// Whether a step back changes packed states at all (if not, it costs nothing for them).
+  static var packedStatesMoveBack: Bool { get }
+
   /// ``PermitRule/isFresh(_:at:)`` for a packed state, without unpacking it.
   func isFresh(_ packed: Packed, at now: Int64) -> Bool
 }
@@ -58,6 +61,8 @@ extension TokenBucket: PackablePermitRule {
     // Only bookings ahead move back (Go's `last` takes the step in at the next booking), and there are none.
   }
 
+  static var packedStatesMoveBack: Bool { false }
+
   func isFresh(_ packed: PackedPermitState, at now: Int64) -> Bool {
     tokens(at: now, in: State(tokens: Wide(packed.first), last: packed.second)) >= full
   }
@@ -82,6 +87,8 @@ extension SlidingWindow: PackablePermitRule where Log == KeyedWindowLog {
   func clockWentBack(by jump: Int64, packed: inout KeyedWindowLog) {
     packed.shift(back: jump)
   }
+
+  static var packedStatesMoveBack: Bool { true }
 
   func isFresh(_ packed: KeyedWindowLog, at now: Int64) -> Bool {
     // Fresh once the latest booking has left the window.
