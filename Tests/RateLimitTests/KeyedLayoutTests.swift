@@ -29,7 +29,8 @@ import Testing
   }
 
   /// One key of a window with N = 10,000 cost microseconds a grant: every append, removal and shift copied the
-  /// whole queue of instants, because a `switch` on the log kept a second reference to it while the case ran.
+  /// whole queue of instants, because a `switch` on the log kept a second reference to it while the case ran (a
+  /// step back moved it too, before a window's instants were kept on a time line).
   @Test func aKeyedWindowChangesItsQueueInPlace() {
     var log = KeyedWindowLog()
     for time in 1...1_000 { log.append(BookingLog.Entry(time: Int64(time), permits: 1, id: 2)) }
@@ -41,9 +42,6 @@ import Testing
     storage = log.storageAddress
     log.removeAll(notAfter: 1)
     #expect(log.storageAddress == storage, "removeAll")
-    storage = log.storageAddress
-    log.shift(back: 1)
-    #expect(log.storageAddress == storage, "shift")
-    #expect((log.count, log.time(at: 0), log.lastTime) == (1_000, 1, 1_000))
+    #expect((log.count, log.time(at: 0), log.lastTime) == (1_000, 2, 1_001))
   }
 }

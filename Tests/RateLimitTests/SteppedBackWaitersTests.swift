@@ -51,6 +51,28 @@ import Testing
     #expect(order.times == [.seconds(10), .seconds(20)])
   }
 
+  /// Issue 27.3: a step back moved every key's instants one by one, under the lock (16 ms with a million keys).
+  /// Now a window's instants are on a time line that runs ahead of the clock by the steps taken, so a step moves
+  /// no key, and every key still behaves as if its instants had moved.
+  @Test func aStepBackMovesNoKeyOfAWindow() {
+    let clock = SetBackClock()
+    let limiter = KeyedRateLimiter<Int>(limit: 2, per: .seconds(10), clock: clock)
+    for key in 0..<1_000 { #expect(limiter.tryAcquire(for: key)) }
+    let ahead = (0..<10).map { key in limiter.reserve(2, for: key)! }  // each booked at 10 s, ahead
+    clock.base.advance(to: .seconds(4))
+    #expect(limiter.retryAfter(for: 0) == .seconds(16))  // a reading at 4 s: the step below is exactly 60 s
+    clock.goBack(by: .seconds(60))
+    #expect(limiter.tryAcquire(for: 999))  // the call that takes the step in
+    #expect(limiter.statesMovedByLastStep == 0)
+    // As if every instant had moved back 60 s: key 999's first grant (at -60 s now) leaves the window at -50 s.
+    #expect(limiter.retryAfter(for: 999) == .seconds(6))
+    #expect(limiter.retryAfter(for: 0) == .seconds(16))
+    // A booking ahead gives its permits back: key 0 has its one grant in the window, and room for one more.
+    ahead[0].cancel()
+    #expect(limiter.retryAfter(for: 0) == .zero)
+    #expect(ahead[1].time == .seconds(10) && ahead[1].delay == .seconds(10))  // as when it was made
+  }
+
   @Test(.timeLimit(.minutes(1))) func aCancelledWaiterAfterAStepStaysCancelled() async throws {
     let clock = SetBackClock()
     let limiter = RateLimiter(limit: 1, per: .seconds(10), clock: clock)

@@ -19,13 +19,14 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
     self.isUnlimited = isUnlimited
   }
 
-  /// Runs `body` under the lock with the clock read once and taken in.
+  /// Runs `body` under the lock with the clock read once and taken in: `now` is on the rule's time line
+  /// (``PermitBook/onTimeLine(_:)``), where every instant the state keeps is.
   func withNow<Result>(_ body: (inout KeyedPermits<Key, Rule>, Int64) -> Result) -> Result {
     lock.withLock {
-      let now = clock.now()
-      let jump = permits.read(now)
+      let reading = clock.now()
+      let jump = permits.read(reading)
       if jump > 0 { waiters.clockWentBack(by: jump) }
-      return body(&permits, now)
+      return body(&permits, permits.book.onTimeLine(reading))
     }
   }
 
@@ -41,15 +42,20 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
   func reserve(_ count: Int, for key: Key, within maxDelay: Duration?) -> BookingOutcome {
     guard count <= capacity else { return .exceedsCapacity(capacity: capacity) }
     return withNow { permits, now in
+      // The caller's instants are the clock's.
+      let reading = permits.book.onClock(now)
       if isUnlimited {
-        return .booked(Booking(time: now, permits: count, id: 0), now: now)
+        return .booked(Booking(time: reading, permits: count, id: 0), now: reading)
       }
       // A request on a fresh key is always booked (it is within the capacity, and nothing waits): a refusal
       // never leaves a fresh key behind.
       let booking = permits.update(key, at: now) { book, state in
         book.reserve(count, within: maxDelay, at: now, in: &state)
       }
-      if let booking { return .booked(booking, now: now, shift: waiters.currentShift) }
+      if var booking {
+        booking.time = permits.book.onClock(booking.time)
+        return .booked(booking, now: reading, shift: waiters.currentShift)
+      }
       return .exceedsMaxDelay(
         delay: permits.peek(key, at: now) { book, state in book.retryAfter(count, at: now, in: state) })
     }
@@ -66,6 +72,9 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
     withNow { permits, now in
       // A forgotten key holds no live booking: nothing to give back.
       guard permits.holds(key) else { return }
+      // Its instant as it was made, compared with the clock's now, as `RateLimiter` compares them.
+      var booking = booking
+      booking.time = permits.book.onTimeLine(booking.time)
       permits.update(key, at: now) { book, state in book.cancel(booking, at: now, in: &state) }
       permits.forgetIfFresh(key, at: now)
     }
@@ -75,11 +84,11 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
   /// Keys held now, without sweeping first (tests of what the automatic sweep keeps).
   var heldWithoutSweeping: Int { lock.withLock { permits.count } }
 
+  /// How many keys' states the latest step back touched.
+  var statesMovedByLastStep: Int { lock.withLock { permits.statesMovedByLastStep } }
+
   var count: Int {
-    lock.withLock {
-      let now = clock.now()
-      let jump = permits.read(now)
-      if jump > 0 { waiters.clockWentBack(by: jump) }
+    withNow { permits, now in
       permits.sweep(at: now)
       return permits.count
     }
@@ -107,6 +116,14 @@ extension KeyedRateLimiter {
     switch store {
     case .window(let store): store.heldWithoutSweeping
     case .bucket(let store): store.heldWithoutSweeping
+    }
+  }
+
+  /// How many keys' states the latest step back touched (tests that a step costs O(1)).
+  var statesMovedByLastStep: Int {
+    switch store {
+    case .window(let store): store.statesMovedByLastStep
+    case .bucket(let store): store.statesMovedByLastStep
     }
   }
 }

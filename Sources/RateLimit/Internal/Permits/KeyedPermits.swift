@@ -2,9 +2,12 @@
 /// one dictionary (``PackablePermitRule/Packed``); a key whose state does not pack is kept whole in a second one,
 /// and marked ``PackablePermitRule/aside`` in the first. A key not in the first is fresh.
 ///
-/// A key whose state is back to fresh is forgotten: every so many operations (as many as there are keys, so O(1)
-/// amortized per operation) a sweep drops the fresh ones and shrinks the storage, so memory follows the keys
-/// active within the last window. Forgetting is invisible: a missing key is a fresh one.
+/// A key whose state is back to fresh is forgotten: every operation examines the two oldest keys of a queue of
+/// those held, so memory follows the keys active within the last window whatever the traffic, and no operation
+/// stalls. Forgetting is invisible: a missing key is a fresh one.
+///
+/// A sliding window's instants are kept on a time line that runs ahead of the clock by the steps back taken
+/// (``PermitBook/onTimeLine(_:)``), so that a step back costs O(1) however many keys are held (SPEC 4.0.1).
 struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendable {
   private(set) var book: PermitBook<Rule>
   private var packed: [Key: Rule.Packed] = [:]
@@ -14,6 +17,8 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   /// Every key held, oldest first, for the sweep that forgets keys at rest a few at a time (a key may be in
   /// it twice after it was forgotten and came back; the copy that finds it gone is dropped).
   private var sweepQueue = KeyQueue<Key>()
+  /// How many keys' states the latest step back touched (tests that a step costs O(1)).
+  private(set) var statesMovedByLastStep = 0
 
   init(rule: Rule, isUnlimited: Bool) {
     book = PermitBook(rule: rule, isUnlimited: isUnlimited)
@@ -22,21 +27,18 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
 
   var rule: Rule { book.rule }
 
-  /// Takes in a clock reading before an operation: a step back moves every key's instants back (a sliding window:
-  /// O(keys); a token bucket: O(keys with bookings ahead), since the others keep Go's `last`, which takes the
-  /// step in at the next booking); the sweep runs when it is due.
+  /// Takes in a clock reading before an operation, and returns how far the clock went back since the last one.
+  /// A step back moves every key's instants back with the clock: for a rule on a time line (a sliding window)
+  /// in ``PermitBook/read(_:)``, O(1) however many keys are held; otherwise (a token bucket) by moving the keys
+  /// kept whole, those with bookings ahead. The sweep runs a step.
   @discardableResult
-  mutating func read(_ now: Int64) -> Int64 {
-    let jump = book.read(now)
-    if jump > 0 {
+  mutating func read(_ reading: Int64) -> Int64 {
+    let jump = book.read(reading)
+    if jump > 0 && !Rule.takesStepsOnATimeLine {
       for key in aside.keys { rule.clockWentBack(by: jump, in: &aside[key]!) }
-      var index = packed.startIndex
-      while Rule.packedStatesMoveBack, index != packed.endIndex {
-        if !Rule.isAside(packed.values[index]) { rule.clockWentBack(by: jump, packed: &packed.values[index]) }
-        packed.formIndex(after: &index)
-      }
+      statesMovedByLastStep = aside.count
     }
-    sweepStep(at: now)
+    sweepStep(at: book.onTimeLine(reading))
     return jump
   }
 

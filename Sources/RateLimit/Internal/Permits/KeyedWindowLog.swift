@@ -106,15 +106,6 @@ enum KeyedWindowLog: WindowLog {
     settle(box)
   }
 
-  mutating func shift(back jump: Int64) {
-    switch self {
-    case .empty: break
-    case .one(let time, let permits): self = .one(time: Nanoseconds.subtracting(time, jump), permits: permits)
-    case .times: modifyTimes { $0.shift(back: jump) }
-    case .whole(let box): box.log.shift(back: jump)
-    }
-  }
-
   /// Changes the queue of instants in place: moved out of `self` first, so that it holds the only reference to its
   /// storage (before, every change copied the whole queue).
   private mutating func modifyTimes(_ body: (inout TimeQueue) -> Void) {
@@ -189,10 +180,6 @@ struct TimeQueue: Sendable {
       head = 1
     }
     storage[0] = Int64(head)
-  }
-
-  mutating func shift(back jump: Int64) {
-    for index in head..<storage.count { storage[index] = Nanoseconds.subtracting(storage[index], jump) }
   }
 
   var storageAddress: UnsafeRawPointer? { storage.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) } }

@@ -28,12 +28,6 @@ protocol PackablePermitRule: PermitRule {
   /// moved into `state`), to be packed again before anyone reads it.
   func unpack(_ packed: inout Packed, into state: inout State)
 
-  /// ``PermitRule/clockWentBack(by:in:)`` for a packed state.
-  func clockWentBack(by jump: Int64, packed: inout Packed)
-
-  /// Whether a step back changes packed states at all (if not, it costs nothing for them).
-  static var packedStatesMoveBack: Bool { get }
-
   /// ``PermitRule/isFresh(_:at:)`` for a packed state, without unpacking it.
   func isFresh(_ packed: Packed, at now: Int64) -> Bool
 }
@@ -57,12 +51,6 @@ extension TokenBucket: PackablePermitRule {
     state.ahead.reset(to: nil)
   }
 
-  func clockWentBack(by jump: Int64, packed: inout PackedPermitState) {
-    // Only bookings ahead move back (Go's `last` takes the step in at the next booking), and there are none.
-  }
-
-  static var packedStatesMoveBack: Bool { false }
-
   func isFresh(_ packed: PackedPermitState, at now: Int64) -> Bool {
     tokens(at: now, in: State(tokens: Wide(packed.first), last: packed.second)) >= full
   }
@@ -83,12 +71,6 @@ extension SlidingWindow: PackablePermitRule where Log == KeyedWindowLog {
     log = packed
     packed = .empty
   }
-
-  func clockWentBack(by jump: Int64, packed: inout KeyedWindowLog) {
-    packed.shift(back: jump)
-  }
-
-  static var packedStatesMoveBack: Bool { true }
 
   func isFresh(_ packed: KeyedWindowLog, at now: Int64) -> Bool {
     // Fresh once the latest booking has left the window.

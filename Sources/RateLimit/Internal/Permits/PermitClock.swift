@@ -38,17 +38,31 @@ struct PermitBook<Rule: PermitRule>: Sendable {
   let isUnlimited: Bool
   private var nextID: UInt64 = 0
   private var latestReading: Int64 = .min
+  /// How far the rule's time line runs ahead of the clock: the steps back taken (``PermitRule/takesStepsOnATimeLine``).
+  private(set) var offset: Int64 = 0
 
   init(rule: Rule, isUnlimited: Bool) {
     self.rule = rule
     self.isUnlimited = isUnlimited
   }
 
-  /// Takes in a clock reading: returns how far the clock went back since the previous one (0 if it did not).
-  mutating func read(_ now: Int64) -> Int64 {
-    defer { latestReading = now }
-    return now < latestReading ? Nanoseconds.subtracting(latestReading, now) : 0
+  /// Takes in a clock reading: returns how far the clock went back since the previous one (0 if it did not). For
+  /// a rule on a time line the step is taken in here, for every state at once; otherwise the caller moves the
+  /// states (``PermitRule/clockWentBack(by:in:)``).
+  mutating func read(_ reading: Int64) -> Int64 {
+    defer { latestReading = reading }
+    guard reading < latestReading else { return 0 }
+    let jump = Nanoseconds.subtracting(latestReading, reading)
+    if Rule.takesStepsOnATimeLine { offset = Nanoseconds.adding(offset, jump) }
+    return jump
   }
+
+  /// `reading` on the rule's time line, where its states keep their instants and every operation takes place. A
+  /// step back of the clock leaves it where it was: no time passing, as if every instant had moved back.
+  func onTimeLine(_ reading: Int64) -> Int64 { Nanoseconds.adding(reading, offset) }
+
+  /// An instant on the time line, on the clock (for the caller: a `Reservation`'s `time`, a waiter's timer).
+  func onClock(_ instant: Int64) -> Int64 { Nanoseconds.subtracting(instant, offset) }
 
   /// A new id, larger than every earlier one; odd if the booking may be cancelled (``BookingLog/Entry``).
   mutating func newID(cancellable: Bool) -> UInt64 {

@@ -21,16 +21,17 @@ final class PermitCore<Rule: PermitRule>: BookingCanceller, @unchecked Sendable 
   /// Immutable, so read without the lock (`book` is not: its ids change under the lock).
   let capacity: Int
 
-  /// Runs `body` under the lock with the clock read once (a step back is taken in first).
+  /// Runs `body` under the lock with the clock read once (a step back is taken in first): `now` is on the rule's
+  /// time line (``PermitBook/onTimeLine(_:)``), where every instant the state keeps is.
   func withNow<Result>(_ body: (inout PermitBook<Rule>, inout Rule.State, Int64) -> Result) -> Result {
     lock.withLock {
-      let now = clock.now()
-      let jump = book.read(now)
+      let reading = clock.now()
+      let jump = book.read(reading)
       if jump > 0 {
-        book.rule.clockWentBack(by: jump, in: &state)
+        if !Rule.takesStepsOnATimeLine { book.rule.clockWentBack(by: jump, in: &state) }
         waiters.clockWentBack(by: jump)
       }
-      return body(&book, &state, now)
+      return body(&book, &state, book.onTimeLine(reading))
     }
   }
 
@@ -42,8 +43,10 @@ final class PermitCore<Rule: PermitRule>: BookingCanceller, @unchecked Sendable 
   func reserve(_ permits: Int, within maxDelay: Duration?) -> BookingOutcome {
     guard permits <= capacity else { return .exceedsCapacity(capacity: capacity) }
     return withNow { book, state, now in
-      if let booking = book.reserve(permits, within: maxDelay, at: now, in: &state) {
-        return .booked(booking, now: now, shift: waiters.currentShift)
+      if var booking = book.reserve(permits, within: maxDelay, at: now, in: &state) {
+        // The caller's instants are the clock's.
+        booking.time = book.onClock(booking.time)
+        return .booked(booking, now: book.onClock(now), shift: waiters.currentShift)
       }
       return .exceedsMaxDelay(delay: book.retryAfter(permits, at: now, in: state))
     }
@@ -55,6 +58,11 @@ final class PermitCore<Rule: PermitRule>: BookingCanceller, @unchecked Sendable 
   }
 
   func cancel(_ booking: Booking) {
-    withNow { book, state, now in book.cancel(booking, at: now, in: &state) }
+    withNow { book, state, now in
+      // Its instant as it was made, compared with the clock's now.
+      var booking = booking
+      booking.time = book.onTimeLine(booking.time)
+      book.cancel(booking, at: now, in: &state)
+    }
   }
 }

@@ -37,8 +37,14 @@ protocol PermitRule: Sendable {
   /// The instant from which the state is at rest (as fresh) if nothing more comes; `.min` if it is now.
   func restAt(at now: Int64, in state: State) -> Int64
 
-  /// The clock went back by `jump`: counts as no time passing.
+  /// The clock went back by `jump`: counts as no time passing. Not called for a rule on a time line.
   func clockWentBack(by jump: Int64, in state: inout State)
+
+  /// Whether the rule's instants are kept on a time line that runs ahead of the clock by the steps back taken
+  /// (``PermitBook/onTimeLine(_:)``), so that a step moves no state and costs O(1) however many keys or
+  /// bookings are held. Only for a rule that depends on nothing but differences of instants (a sliding window);
+  /// the token bucket's Go arithmetic keeps `last` on the clock's own line.
+  static var takesStepsOnATimeLine: Bool { get }
 
   /// Whether `state` behaves, from `now` on, exactly as ``fresh`` would. May drop what no longer matters.
   func isFresh(_ state: inout State, at now: Int64) -> Bool

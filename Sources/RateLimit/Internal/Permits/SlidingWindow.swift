@@ -91,9 +91,11 @@ struct SlidingWindow<Log: WindowLog>: PermitRule {
     log.removeBooking(id: booking.id)
   }
 
-  func clockWentBack(by jump: Int64, in log: inout Log) {
-    log.shift(back: jump)
-  }
+  /// Never called: a step back adds to the time line's offset instead, so that every instant in every log moves
+  /// back with the clock at once.
+  func clockWentBack(by jump: Int64, in log: inout Log) {}
+
+  static var takesStepsOnATimeLine: Bool { true }
 
   func isFresh(_ log: inout Log, at now: Int64) -> Bool {
     log.removeAll(notAfter: Nanoseconds.subtracting(now, window))

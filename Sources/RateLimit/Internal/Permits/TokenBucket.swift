@@ -113,6 +113,9 @@ struct TokenBucket: PermitRule {
     state.ahead.shift(back: jump)
   }
 
+  /// Go's `last` stays on the clock's own line, and takes a step in at the next booking.
+  static var takesStepsOnATimeLine: Bool { false }
+
   func isFresh(_ state: inout State, at now: Int64) -> Bool {
     state.ahead.removeAll(before: now)
     return state.ahead.isEmpty && tokens(at: now, in: state) >= full

@@ -22,8 +22,6 @@ protocol WindowLog: Sendable {
   mutating func removeAll(notAfter time: Int64)
   /// Removes the booking `id`, if it is here.
   mutating func removeBooking(id: UInt64)
-  /// Moves every instant back by `jump` (the clock went back).
-  mutating func shift(back jump: Int64)
 }
 
 extension BookingLog: WindowLog {
