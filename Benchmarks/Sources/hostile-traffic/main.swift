@@ -1,10 +1,15 @@
 // Issue 27's hostile traffic, measured in release: a stream of one-off keys (heap in use as it goes), decisions
 // with bookings ahead, booking and cancelling many waiters, a step back with many keys. Run:
 //   swift run --package-path Benchmarks -c release hostile-traffic [scenario …]
-// Scenarios: one-off-keys, keyed-throttlers, keyed-held, bookings-ahead, one-key, step-back, churn-latency (all by default).
+// Scenarios: one-off-keys, keyed-throttlers, keyed-held, keyed-call, bookings-ahead, one-key, step-back,
+// churn-latency (all by default).
 import CHeapStatistics
 import Dispatch
 import RateLimit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// Whether to run `scenario`: named on the command line, or none named.
 func runs(_ scenario: String) -> Bool {
@@ -86,6 +91,16 @@ if runs("keyed-held") {
   print(
     "Keyed<Int, Throttler<Int>> (leading, 1 h): \(count) keys held, \(Int(total / Double(count))) ns a call, "
       + "slowest call \(Int(worst / 1_000)) µs")
+}
+
+if runs("keyed-call") {
+  // The steady call of `Keyed`: 1,000 debouncers held (none fires within the run), called in turn.
+  let keyed = Keyed<Int, Debouncer<Int>> { _ in Debouncer<Int>(interval: .seconds(600), queue: .main) { _ in } }
+  for key in 0..<1_000 { keyed.call(0, for: key) }
+  // KEYED_CALLS: fewer calls, for callgrind (instructions a call: the difference of two counts).
+  let calls = Int(getenv("KEYED_CALLS").map { String(cString: $0) } ?? "") ?? 5_000_000
+  let elapsed = nanoseconds { for index in 0..<calls { keyed.call(index, for: index % 1_000) } }
+  print("Keyed<Int, Debouncer<Int>>, 1,000 keys held: \(Int(elapsed / Double(calls))) ns a call")
 }
 
 // 2. Bookings ahead: tryAcquire + retryAfter with 0, 1,000 and 50,000 bookings ahead; booking and cancelling.

@@ -20,8 +20,9 @@ final class KeyedLimiters<Key: Hashable & Sendable, Limiter: ActionLimiter>: @un
     /// Operations counted in on this limiter and not yet out.
     @usableFromInline var users = 0
     /// Its place in the sweep's queue: a queued key whose ticket is not its limiter's is a stale copy.
-    let ticket: UInt64
+    @usableFromInline let ticket: UInt64
 
+    @usableFromInline
     init(limiter: Limiter, users: Int, ticket: UInt64) {
       self.limiter = limiter
       self.users = users
@@ -63,9 +64,10 @@ final class KeyedLimiters<Key: Hashable & Sendable, Limiter: ActionLimiter>: @un
   ) -> Result? {
     let (existing, sweepIsDue): (Limiter?, Bool) = lock.withLock {
       operationsSinceSweep += 1
-      // Every 64 operations, the sweep examines the next 16 limiters of its queue: a quarter of a limiter an
-      // operation, never a batch that grows with the limiters held (a new key examines two more, below).
-      let sweepIsDue = operationsSinceSweep >= 64
+      // New keys are what memory grows with: each examines two held limiters (`makeLimiter`). Without them,
+      // every 4,096 operations examine 16 more (an examination is a limiter's lock and its generic `isAtRest`:
+      // more often, it was a third of a call's cost), never a batch that grows with the limiters held.
+      let sweepIsDue = operationsSinceSweep >= 4_096
       if creating && isInvalidated { return (nil, sweepIsDue) }
       guard let index = entries.index(forKey: key) else { return (nil, sweepIsDue) }
       entries.values[index].users += 1
@@ -118,7 +120,7 @@ final class KeyedLimiters<Key: Hashable & Sendable, Limiter: ActionLimiter>: @un
     if let free { release([free]) }
   }
 
-  /// The periodic sweep: examines the next 16 limiters of the queue, releases those at rest.
+  /// The periodic sweep: examines the next 16 limiters of the queue, and releases those at rest.
   @usableFromInline
   func sweepNow() {
     release(
@@ -158,9 +160,17 @@ final class KeyedLimiters<Key: Hashable & Sendable, Limiter: ActionLimiter>: @un
     var examined = 0
     while examined < steps, let queued = sweepQueue.popFirst() {
       // A stale copy: its limiter was released since (and the key may hold a newer one, queued again).
-      guard entries[queued.key]?.ticket == queued.ticket else { continue }
+      guard let index = entries.index(forKey: queued.key), entries.values[index].ticket == queued.ticket else {
+        continue
+      }
       examined += 1
-      if let limiter = takeIfAtRest(queued.key) { free.append(limiter) } else { sweepQueue.append(queued) }
+      let entry = entries.values[index]
+      if entry.users == 0, entry.limiter.isAtRest {
+        entries.remove(at: index)
+        free.append(entry.limiter)
+      } else {
+        sweepQueue.append(queued)
+      }
     }
     mostExaminedAtOnce = Swift.max(mostExaminedAtOnce, examined)
     if entries.capacity > 8 * Swift.max(entries.count, 64) { shrinkEntries() }
