@@ -13,23 +13,41 @@ public import RateLimit
 public enum RateLimitFields: Sendable {
   /// The `RateLimit-Policy` field's value.
   public static func policy(_ policies: [(name: String, decision: RateLimitDecision)]) -> String {
-    list(policies) { "\(structuredString($0.name));q=\($0.decision.limit);w=\(wholeSeconds($0.decision.window))" }
+    var value = ""
+    for (index, policy) in policies.enumerated() {
+      appendPolicy(structuredString(policy.name), policy.decision, separated: index > 0, to: &value)
+    }
+    return value
   }
 
   /// The `RateLimit` field's value.
   public static func state(_ policies: [(name: String, decision: RateLimitDecision)]) -> String {
-    list(policies) {
-      "\(structuredString($0.name));r=\(max(0, $0.decision.remaining));t=\(wholeSeconds($0.decision.resetAfter))"
+    var value = ""
+    for (index, policy) in policies.enumerated() {
+      appendState(structuredString(policy.name), policy.decision, separated: index > 0, to: &value)
     }
+    return value
   }
 
-  /// The members, comma-separated (one policy, the common case: no array).
-  private static func list(
-    _ policies: [(name: String, decision: RateLimitDecision)],
-    _ member: ((name: String, decision: RateLimitDecision)) -> String
-  ) -> String {
-    if policies.count == 1 { return member(policies[0]) }
-    return policies.map(member).joined(separator: ", ")
+  /// Appends one policy's `RateLimit-Policy` member, its name already a Structured Field string (what a
+  /// ``RateLimitGate`` does once, not on every request).
+  static func appendPolicy(_ quoted: String, _ decision: RateLimitDecision, separated: Bool, to value: inout String) {
+    if separated { value += ", " }
+    value += quoted
+    value += ";q="
+    value += String(decision.limit)
+    value += ";w="
+    value += String(wholeSeconds(decision.window))
+  }
+
+  /// Appends one policy's `RateLimit` member, its name already a Structured Field string.
+  static func appendState(_ quoted: String, _ decision: RateLimitDecision, separated: Bool, to value: inout String) {
+    if separated { value += ", " }
+    value += quoted
+    value += ";r="
+    value += String(max(0, decision.remaining))
+    value += ";t="
+    value += String(wholeSeconds(decision.resetAfter))
   }
 
   /// A Structured Field string (RFC 9651 §3.3.3): in quotes, `"` and `\` escaped; anything outside printable

@@ -32,7 +32,11 @@ public struct RateLimitGate: Sendable {
   public init(_ policies: [RateLimitPolicy], headers: RateLimitHeaders = .ietf) {
     self.policies = policies
     self.headers = headers
+    self.quotedNames = policies.map { RateLimitFields.structuredString($0.name) }
   }
+
+  /// The policies' names as Structured Field strings, made once.
+  private let quotedNames: [String]
 
   /// What to answer.
   public enum Outcome: Sendable {
@@ -82,13 +86,26 @@ public struct RateLimitGate: Sendable {
   /// The RateLimit fields for these decisions (none with ``RateLimitHeaders/none``).
   func headerFields(_ decisions: [RateLimitDecision]) -> [(name: String, value: String)] {
     guard case .ietf = headers, !policies.isEmpty else { return [] }
-    let named = zip(policies, decisions).map { (name: $0.name, decision: $1) }
-    return [("RateLimit-Policy", RateLimitFields.policy(named)), ("RateLimit", RateLimitFields.state(named))]
+    var policy = ""
+    var state = ""
+    // Both values in one pass, each built in place (a request pays for two strings, not a list of members).
+    policy.reserveCapacity(32 * decisions.count)
+    state.reserveCapacity(32 * decisions.count)
+    for (index, decision) in decisions.enumerated() {
+      RateLimitFields.appendPolicy(quotedNames[index], decision, separated: index > 0, to: &policy)
+      RateLimitFields.appendState(quotedNames[index], decision, separated: index > 0, to: &state)
+    }
+    return [("RateLimit-Policy", policy), ("RateLimit", state)]
   }
 
   /// One decision per policy, all or nothing.
   func decideAll(key: String) async throws -> [RateLimitDecision] {
     if policies.count == 1 {
+      // An in-process limiter decides synchronously: called directly, not through the protocol's `async`
+      // requirement, whose witness may hop to another executor and back on every request.
+      if let keyed = policies[0].limiter as? KeyedRateLimiter<String> {
+        return [keyed.decide(policies[0].permits, for: key)]
+      }
       return [try await policies[0].limiter.decide(policies[0].permits, for: key)]
     }
     if let joint = policies.first?.limiter as? any _JointlyDecidingLimiter, canDecideJointly(with: joint) {
@@ -107,7 +124,11 @@ public struct RateLimitGate: Sendable {
     var decisions: [RateLimitDecision] = []
     do {
       for policy in policies {
-        if let undoable = policy.limiter as? any _UndoableKeyedLimiter {
+        if let keyed = policy.limiter as? KeyedRateLimiter<String> {
+          let decision = keyed._decideUndoably(policy.permits, for: key)  // synchronous, as above
+          made.append(decision)
+          decisions.append(decision.decision)
+        } else if let undoable = policy.limiter as? any _UndoableKeyedLimiter {
           let decision = try await undoable._decideUndoably(policy.permits, for: key)
           made.append(decision)
           decisions.append(decision.decision)

@@ -69,7 +69,7 @@
       case .granted(let fields):
         for counter in granted { counter.increment() }
         var response = try await next(request, context)
-        response.headers.append(contentsOf: Self.httpFields(fields))
+        for field in fields { Self.append(field, to: &response.headers) }
         return response
       case .refused(let refusal):
         for name in refusal.refusedBy { refused[name]?.increment() }
@@ -99,11 +99,13 @@
 
     private static func httpFields(_ fields: [(name: String, value: String)]) -> HTTPFields {
       var result = HTTPFields()
-      for field in fields {
-        guard let name = fieldNames[field.name] ?? HTTPField.Name(field.name) else { continue }
-        result.append(HTTPField(name: name, value: field.value))
-      }
+      for field in fields { append(field, to: &result) }
       return result
+    }
+
+    private static func append(_ field: (name: String, value: String), to fields: inout HTTPFields) {
+      guard let name = fieldNames[field.name] ?? HTTPField.Name(field.name) else { return }
+      fields.append(HTTPField(name: name, value: field.value))
     }
   }
 
