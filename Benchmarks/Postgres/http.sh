@@ -21,7 +21,7 @@ for _ in $(seq 100); do
   grep -q ready /tmp/http-benchmark.$$.log 2>/dev/null && curl -fs "http://127.0.0.1:$port/plain" >/dev/null && break
   sleep 0.1
 done
-routes="plain noop keyed"  # noop: the same route behind a middleware that does nothing (the framework's share)
+routes="plain noop headers keyed"  # noop: a middleware that does nothing; headers: one that adds the two fields
 [[ -n ${RATELIMIT_POSTGRES_URL:-} ]] && routes="$routes postgres"
 seconds=${SECONDS_EACH:-5}
 rounds=${ROUNDS:-5}
@@ -39,11 +39,13 @@ for round in $(seq "$rounds"); do
   done
 done
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-echo "| route | requests/s (median of $rounds) | each round | over \`plain\` |"
+# Each route over `plain` within each round, then the median of those ratios: drift between rounds cancels out.
+ratios() { paste -d' ' <(tr ' ' '\n' <<<"$1" | grep .) <(tr ' ' '\n' <<<"$2" | grep .) | awk '{ printf "%f ", $1 / $2 }'; }
+echo "| route | requests/s (median of $rounds) | each round | over \`plain\` (median of the rounds' ratios) |"
 echo "|---|---:|---|---:|"
-plain=$(median "${results[plain]}")
 for route in $routes; do
   m=$(median "${results[$route]}")
-  awk -v r="$route" -v m="$m" -v all="${results[$route]}" -v plain="$plain" \
-    'BEGIN { printf "| `/%s` | %.0f | %s | %.3f× |\n", r, m, all, m / plain }'
+  r=$(median "$(ratios "${results[$route]}" "${results[plain]}")")
+  awk -v r="$route" -v m="$m" -v all="${results[$route]}" -v ratio="$r" \
+    'BEGIN { printf "| `/%s` | %.0f | %s | %.3f× |\n", r, m, all, ratio }'
 done

@@ -15,7 +15,8 @@ public enum RateLimitFields: Sendable {
   public static func policy(_ policies: [(name: String, decision: RateLimitDecision)]) -> String {
     var value = ""
     for (index, policy) in policies.enumerated() {
-      appendPolicy(structuredString(policy.name), policy.decision, separated: index > 0, to: &value)
+      let (limit, window) = (policy.decision.limit, policy.decision.window)
+      appendPolicy(structuredString(policy.name), limit: limit, window: window, separated: index > 0, to: &value)
     }
     return value
   }
@@ -31,13 +32,15 @@ public enum RateLimitFields: Sendable {
 
   /// Appends one policy's `RateLimit-Policy` member, its name already a Structured Field string (what a
   /// ``RateLimitGate`` does once, not on every request).
-  static func appendPolicy(_ quoted: String, _ decision: RateLimitDecision, separated: Bool, to value: inout String) {
+  static func appendPolicy(
+    _ quoted: String, limit: Int, window: Duration, separated: Bool, to value: inout String
+  ) {
     if separated { value += ", " }
     value += quoted
     value += ";q="
-    value += String(decision.limit)
+    value += String(limit)
     value += ";w="
-    value += String(wholeSeconds(decision.window))
+    value += String(wholeSeconds(window))
   }
 
   /// Appends one policy's `RateLimit` member, its name already a Structured Field string.

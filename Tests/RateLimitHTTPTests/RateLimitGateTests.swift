@@ -104,3 +104,44 @@ import Testing
     #expect(limiter.count == 1)
   }
 }
+
+/// The middlewares' synchronous path answers exactly as `decide(key:)` does, and only for one in-process policy.
+@Suite struct InProcessGateTests {
+  static func described(_ outcome: RateLimitGate.Outcome) -> String {
+    switch outcome {
+    case .granted(let fields): "granted \(fields.map { "\($0.name): \($0.value)" })"
+    case .refused(let refusal):
+      "refused by \(refusal.refusedBy), retry \(String(describing: refusal.retryAfter)), "
+        + "\(refusal.fields.map { "\($0.name): \($0.value)" })"
+    case .badRequest: "bad request"
+    }
+  }
+
+  @Test(arguments: [false, true], [RateLimitHeaders.ietf, .none])
+  func answersAsDecideDoes(bucket: Bool, headers: RateLimitHeaders) async throws {
+    let clock = ManualClock()
+    func limiter() -> KeyedRateLimiter<String> {
+      bucket
+        ? KeyedRateLimiter(limit: 3, per: .seconds(10), burst: 2, clock: clock)
+        : KeyedRateLimiter(limit: 3, per: .seconds(10), clock: clock)
+    }
+    let (synchronous, asynchronous) = (limiter(), limiter())
+    let local = RateLimitGate([RateLimitPolicy("api", synchronous, permits: 1)], headers: headers)
+    let awaited = RateLimitGate([RateLimitPolicy("api", asynchronous, permits: 1)], headers: headers)
+    var generator = SystemRandomNumberGenerator()
+    for step in 0..<400 {
+      let key =
+        step % 50 == 0 ? String(repeating: "k", count: 1_025) : "key \(Int.random(in: 0..<3, using: &generator))"
+      let answer = try #require(local._decideInProcess(key: key))
+      #expect(Self.described(answer) == Self.described(try await awaited.decide(key: key)), "step \(step)")
+      clock.advance(by: .milliseconds(Int.random(in: 0..<3_000, using: &generator)))
+    }
+  }
+
+  @Test func anythingElseGoesThroughDecide() {
+    let clock = ManualClock()
+    let one = KeyedRateLimiter<String>(limit: 1, per: .seconds(1), clock: clock)
+    let two = RateLimitGate([RateLimitPolicy("a", one), RateLimitPolicy("b", one)])
+    #expect(two._decideInProcess(key: "k") == nil)
+  }
+}
