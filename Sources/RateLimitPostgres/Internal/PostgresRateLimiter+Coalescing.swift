@@ -13,10 +13,7 @@
         return try await slot.wait(until: deadline, timeout: timeout)
       }
       defer { sendQueued() }
-      let sweep = request.mode == .retryAfter ? 0 : sweepIfDue()
-      let row = try await decide(request, sweep: sweep, within: timeout)
-      if row.swept >= Self.sweepBatch { nextSweep.withLock { $0 = .zero } }
-      return row
+      return try await decide(request, sweep: request.mode == .retryAfter ? 0 : sweepIfDue(), within: timeout)
     }
 
     /// Sends what queued while a statement was in flight, batch after batch, until the queue is empty.
@@ -42,9 +39,7 @@
       let within = max(.zero, latest - .now)
       do {
         if live.count == 1 {
-          let row = try await decide(live[0].request, sweep: sweep, within: within)
-          if row.swept >= Self.sweepBatch { nextSweep.withLock { $0 = .zero } }
-          live[0].slot.finish(.success(row))
+          live[0].slot.finish(.success(try await decide(live[0].request, sweep: sweep, within: within)))
           return
         }
         let statement = DecideManyStatement(
@@ -58,7 +53,7 @@
           return rows
         }
         guard rows.count == live.count else { throw NoRow() }
-        if let swept = rows.first?.4, swept >= Self.sweepBatch { nextSweep.withLock { $0 = .zero } }
+        if let swept = rows.first?.4 { sweptRows(swept) }
         for (pending, row) in zip(live, rows) {
           guard !row.7, let time = row.0, let now = row.1, let remaining = row.5, let restAt = row.6 else {
             pending.slot.finish(.failure(Unavailable(error: .unavailable(underlying: KeyLockHeld()))))
@@ -85,7 +80,13 @@
       }
       // The function always returns a row: none is a bug, not an outage.
       guard let row else { throw NoRow() }
+      sweptRows(row.swept)
       return row
+    }
+
+    /// A sweep that deleted a whole batch may have left more: the next decision sweeps again.
+    private func sweptRows(_ swept: Int32) {
+      if swept >= Self.sweepBatch { nextSweep.withLock { $0 = .zero } }
     }
   }
 #endif
