@@ -63,7 +63,7 @@ import Testing
     #expect(limiter.retryAfter(for: 0) == .seconds(16))  // a reading at 4 s: the step below is exactly 60 s
     clock.goBack(by: .seconds(60))
     #expect(limiter.tryAcquire(for: 999))  // the call that takes the step in
-    #expect(limiter.statesMovedByLastStep == 0)
+    #expect(limiter.statesMoved == 0)
     // As if every instant had moved back 60 s: key 999's first grant (at -60 s now) leaves the window at -50 s.
     #expect(limiter.retryAfter(for: 999) == .seconds(6))
     #expect(limiter.retryAfter(for: 0) == .seconds(16))
@@ -71,6 +71,31 @@ import Testing
     ahead[0].cancel()
     #expect(limiter.retryAfter(for: 0) == .zero)
     #expect(ahead[1].time == .seconds(10) && ahead[1].delay == .seconds(10))  // as when it was made
+  }
+
+  /// Issue 27.3, token bucket: a step back moved every key with a booking ahead, one by one. Now each takes the
+  /// step in when it is next used, and answers as a `RateLimiter` that moved at once.
+  @Test func aStepBackMovesNoKeyOfABucketAtOnce() {
+    let clock = SetBackClock()
+    let keyed = KeyedRateLimiter<Int>(limit: 1, per: .seconds(10), burst: 1, clock: clock)
+    let single = RateLimiter(limit: 1, per: .seconds(10), burst: 1, clock: clock)
+    for key in 0..<1_000 {
+      #expect(keyed.tryAcquire(for: key))
+      #expect(keyed.reserve(for: key)?.time == .seconds(10))  // ahead: each key kept whole
+    }
+    #expect(single.tryAcquire())
+    let booked = single.reserve()
+    clock.base.advance(to: .seconds(4))
+    #expect(keyed.retryAfter(for: 0) == single.retryAfter())  // readings at 4 s: the step below is exactly 60 s
+    clock.goBack(by: .seconds(60))
+    #expect(keyed.tryAcquire(for: 1_000))  // a fresh key: the call that takes the step in
+    #expect(!single.tryAcquire())
+    // Moved at once: none. Moved since: the two keys that call's sweep examined (a key with a booking ahead
+    // takes the step in when it is next used).
+    #expect(keyed.statesMoved == 2)
+    for key in [0, 1, 500] { #expect(keyed.retryAfter(for: key) == single.retryAfter()) }
+    #expect(keyed.statesMoved <= 2 + 3 * 3)
+    #expect(booked?.time == .seconds(10))  // as when it was made
   }
 
   @Test(.timeLimit(.minutes(1))) func aCancelledWaiterAfterAStepStaysCancelled() async throws {

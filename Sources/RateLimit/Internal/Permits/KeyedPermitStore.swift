@@ -84,8 +84,8 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
   /// Keys held now, without sweeping first (tests of what the automatic sweep keeps).
   var heldWithoutSweeping: Int { lock.withLock { permits.count } }
 
-  /// How many keys' states the latest step back touched.
-  var statesMovedByLastStep: Int { lock.withLock { permits.statesMovedByLastStep } }
+  /// How many keys' instants were moved back one by one, ever.
+  var statesMoved: Int { lock.withLock { permits.statesMoved } }
 
   var count: Int {
     withNow { permits, now in
@@ -119,11 +119,11 @@ extension KeyedRateLimiter {
     }
   }
 
-  /// How many keys' states the latest step back touched (tests that a step costs O(1)).
-  var statesMovedByLastStep: Int {
+  /// How many keys' instants were moved back one by one, ever (tests that a step moves no key at once).
+  var statesMoved: Int {
     switch store {
-    case .window(let store): store.statesMovedByLastStep
-    case .bucket(let store): store.statesMovedByLastStep
+    case .window(let store): store.statesMoved
+    case .bucket(let store): store.statesMoved
     }
   }
 }

@@ -11,14 +11,14 @@
 struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendable {
   private(set) var book: PermitBook<Rule>
   private var packed: [Key: Rule.Packed] = [:]
-  private var aside: [Key: Rule.State] = [:]
+  private var aside: [Key: Aside] = [:]
   /// Where a packed state is unpacked for one operation; its storage is kept from one operation to the next.
   private var scratch: Rule.State
   /// Every key held, oldest first, for the sweep that forgets keys at rest a few at a time (a key may be in
   /// it twice after it was forgotten and came back; the copy that finds it gone is dropped).
   private var sweepQueue = KeyQueue<Key>()
-  /// How many keys' states the latest step back touched (tests that a step costs O(1)).
-  private(set) var statesMovedByLastStep = 0
+  /// How many keys' states took steps back in, ever (tests that a step moves no key at once).
+  private(set) var statesMoved = 0
 
   init(rule: Rule, isUnlimited: Bool) {
     book = PermitBook(rule: rule, isUnlimited: isUnlimited)
@@ -28,16 +28,13 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   var rule: Rule { book.rule }
 
   /// Takes in a clock reading before an operation, and returns how far the clock went back since the last one.
-  /// A step back moves every key's instants back with the clock: for a rule on a time line (a sliding window)
-  /// in ``PermitBook/read(_:)``, O(1) however many keys are held; otherwise (a token bucket) by moving the keys
-  /// kept whole, those with bookings ahead. The sweep runs a step.
+  /// A step back moves every key's instants back with the clock, in O(1) however many keys are held: for a rule
+  /// on a time line (a sliding window) in ``PermitBook/read(_:)``; otherwise (a token bucket, whose packed keys
+  /// have nothing to move) each key kept whole takes the steps in when it is next used (``Aside``). The sweep
+  /// runs a step.
   @discardableResult
   mutating func read(_ reading: Int64) -> Int64 {
     let jump = book.read(reading)
-    if jump > 0 && !Rule.takesStepsOnATimeLine {
-      for key in aside.keys { rule.clockWentBack(by: jump, in: &aside[key]!) }
-      statesMovedByLastStep = aside.count
-    }
     sweepStep(at: book.onTimeLine(reading))
     return jump
   }
@@ -69,8 +66,9 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
       return result
     }
     let key = packed.keys[index]
-    let result = body(&book, &aside[key]!)
-    if let state = rule.pack(&aside[key]!, at: now) {
+    catchUp(key)
+    let result = body(&book, &aside[key]!.state)
+    if let state = rule.pack(&aside[key]!.state, at: now) {
       aside[key] = nil
       packed.values[index] = state
     }
@@ -86,7 +84,7 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   /// `scratch` packed, or moved aside whole (the next operation then starts a new scratch).
   private mutating func keepScratch(for key: Key, at now: Int64) -> Rule.Packed {
     if let state = rule.pack(&scratch, at: now) { return state }
-    aside[key] = scratch
+    aside[key] = Aside(state: scratch, stepsBack: book.stepsBack)
     scratch = rule.fresh
     return Rule.aside
   }
@@ -107,7 +105,25 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   private mutating func isFresh(at index: Dictionary<Key, Rule.Packed>.Index, _ now: Int64) -> Bool {
     let state = packed.values[index]
     guard Rule.isAside(state) else { return rule.isFresh(state, at: now) }
-    return rule.isFresh(&aside[packed.keys[index]]!, at: now)
+    let key = packed.keys[index]
+    catchUp(key)
+    return rule.isFresh(&aside[key]!.state, at: now)
+  }
+
+  /// A key kept whole, with the steps back the clock had taken when its instants were last moved: a step moves
+  /// no key at once, each takes the steps since in when it is next used (the moves add up, so it is the same).
+  struct Aside: Sendable {
+    var state: Rule.State
+    var stepsBack: Int64
+  }
+
+  /// Moves `key`'s instants (kept whole) back by the steps the clock took since they were last moved.
+  private mutating func catchUp(_ key: Key) {
+    let steps = book.stepsBack
+    guard aside[key]!.stepsBack != steps else { return }
+    rule.clockWentBack(by: Nanoseconds.subtracting(steps, aside[key]!.stepsBack), in: &aside[key]!.state)
+    aside[key]!.stepsBack = steps
+    statesMoved += 1
   }
 
   /// Forgets every key that is fresh at `now`, and gives back storage the dictionaries no longer need. O(keys).

@@ -38,8 +38,10 @@ struct PermitBook<Rule: PermitRule>: Sendable {
   let isUnlimited: Bool
   private var nextID: UInt64 = 0
   private var latestReading: Int64 = .min
-  /// How far the rule's time line runs ahead of the clock: the steps back taken (``PermitRule/takesStepsOnATimeLine``).
-  private(set) var offset: Int64 = 0
+  /// Every step back the clock took, summed.
+  private(set) var stepsBack: Int64 = 0
+  /// How far the rule's time line runs ahead of the clock: the steps back (``PermitRule/takesStepsOnATimeLine``).
+  private var offset: Int64 { Rule.takesStepsOnATimeLine ? stepsBack : 0 }
 
   init(rule: Rule, isUnlimited: Bool) {
     self.rule = rule
@@ -53,7 +55,7 @@ struct PermitBook<Rule: PermitRule>: Sendable {
     defer { latestReading = reading }
     guard reading < latestReading else { return 0 }
     let jump = Nanoseconds.subtracting(latestReading, reading)
-    if Rule.takesStepsOnATimeLine { offset = Nanoseconds.adding(offset, jump) }
+    stepsBack = Nanoseconds.adding(stepsBack, jump)
     return jump
   }
 
