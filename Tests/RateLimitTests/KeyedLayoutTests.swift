@@ -45,3 +45,22 @@ import Testing
     #expect((log.count, log.time(at: 0), log.lastTime) == (1_000, 2, 1_001))
   }
 }
+
+/// A booking log takes a clock's step back in O(1): every instant reads moved, whenever it was added.
+@Suite struct BookingLogTests {
+  @Test func aStepMovesEveryInstantAtOnce() {
+    var log = BookingLog()
+    log.append(BookingLog.Entry(time: 10, permits: 1, id: 1))
+    log.shift(back: 3)
+    log.append(BookingLog.Entry(time: 9, permits: 2, id: 3))
+    #expect((log.first?.time, log.last?.time, log.time(at: 1), log.permits(at: 1)) == (7, 9, 9, 2))
+    log.shift(back: 2)
+    #expect((log.first?.time, log.last?.time) == (5, 7))
+    #expect(log.remove(id: 1)?.time == 5)
+    log.append(BookingLog.Entry(time: .max, permits: 1, id: 5))  // the horizon stays the horizon
+    log.shift(back: 1)
+    #expect((log.first?.time, log.last?.time, log.count) == (4, .max, 3))  // the first: a tombstone (cancelled)
+    log.removeAll(notAfter: 6)
+    #expect((log.first?.time, log.count) == (.max, 1))
+  }
+}

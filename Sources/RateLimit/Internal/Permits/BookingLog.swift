@@ -3,7 +3,8 @@
 ///
 /// A ring of entries that allocates only when it grows. Entries leave from the front as time passes; a
 /// cancelled one is found by its id in O(log n) and left as a tombstone (no permits) until it reaches the front
-/// (or the back, where it leaves at once).
+/// (or the back, where it leaves at once). A clock's step back moves every instant at once, in O(1): an entry is
+/// stored with the steps taken before it was added (``moved``), and read without them.
 struct BookingLog: Sendable {
   /// One booking: `permits` at `time` (whole nanoseconds), and the id a ``RateLimiter/Reservation`` cancels it by.
   struct Entry: Sendable {
@@ -18,13 +19,34 @@ struct BookingLog: Sendable {
 
   private var entries: ContiguousArray<Entry> = []
   private var head = 0
+  /// How far every instant has moved back since the log was last empty: the steps back, summed.
+  private var moved: Int64 = 0
   /// The permits of every entry, wrapping: exact once the entries that left a window are taken off.
   private(set) var total = 0
 
   var isEmpty: Bool { head == entries.count }
   var count: Int { entries.count - head }
-  var first: Entry? { isEmpty ? nil : entries[head] }
-  var last: Entry? { isEmpty ? nil : entries[entries.count - 1] }
+  var first: Entry? { isEmpty ? nil : read(entries[head]) }
+  var last: Entry? { isEmpty ? nil : read(entries[entries.count - 1]) }
+
+  /// The instant of the booking `offset` places from the oldest.
+  func time(at offset: Int) -> Int64 { read(entries[head + offset]).time }
+  /// The permits of the booking `offset` places from the oldest.
+  func permits(at offset: Int) -> Int { entries[head + offset].permits }
+
+  /// An entry as stored: its instant plus the steps already taken (the horizon stays the horizon).
+  private func stored(_ entry: Entry) -> Entry {
+    var entry = entry
+    if entry.time != .max { entry.time = Nanoseconds.adding(entry.time, moved) }
+    return entry
+  }
+
+  /// A stored entry as it is now: moved back by every step.
+  private func read(_ entry: Entry) -> Entry {
+    var entry = entry
+    if entry.time != .max { entry.time = Nanoseconds.subtracting(entry.time, moved) }
+    return entry
+  }
 
   /// Adds a booking at the end; its time is not earlier than the last one's.
   mutating func append(_ entry: Entry) {
@@ -32,7 +54,8 @@ struct BookingLog: Sendable {
       entries.removeAll(keepingCapacity: true)
       head = 0
     }
-    entries.append(entry)
+    if isEmpty { moved = 0 }
+    entries.append(stored(entry))
     total &+= entry.permits
   }
 
@@ -41,6 +64,7 @@ struct BookingLog: Sendable {
     entries.removeAll(keepingCapacity: true)
     head = 0
     total = 0
+    moved = 0
     if let entry { append(entry) }
   }
 
@@ -76,20 +100,15 @@ struct BookingLog: Sendable {
     guard low < entries.count, entries[low].id == id, entries[low].permits > 0 else { return nil }
     // A tombstone (no permits) where it is, instead of moving every later entry: O(log n). It leaves from the
     // front as time passes; the back never holds one, so `last` is always a live booking.
-    let entry = entries[low]
+    let entry = read(entries[low])
     entries[low].permits = 0
     total &-= entry.permits
     while let last = entries.last, last.permits == 0, entries.count > head { entries.removeLast() }
     return entry
   }
 
-  /// The entries from the front, oldest first.
-  var oldestFirst: ArraySlice<Entry> { entries[head...] }
-
-  /// Moves every instant back by `jump` (the clock went back).
+  /// Moves every instant back by `jump` (the clock went back): O(1).
   mutating func shift(back jump: Int64) {
-    for index in head..<entries.count {
-      entries[index].time = Nanoseconds.subtracting(entries[index].time, jump)
-    }
+    moved = Nanoseconds.adding(moved, jump)
   }
 }

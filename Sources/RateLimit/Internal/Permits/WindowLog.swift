@@ -26,7 +26,5 @@ protocol WindowLog: Sendable {
 
 extension BookingLog: WindowLog {
   var lastTime: Int64? { last?.time }
-  func time(at offset: Int) -> Int64 { oldestFirst[oldestFirst.startIndex + offset].time }
-  func permits(at offset: Int) -> Int { oldestFirst[oldestFirst.startIndex + offset].permits }
   mutating func removeBooking(id: UInt64) { _ = remove(id: id) }
 }
