@@ -133,9 +133,7 @@ public struct RateLimitGate: Sendable {
     if policies.count == 1 {
       // An in-process limiter decides synchronously: called directly, not through the protocol's `async`
       // requirement, whose witness may hop to another executor and back on every request.
-      if let keyed = policies[0].limiter as? KeyedRateLimiter<String> {
-        return [keyed.decide(policies[0].permits, for: key)]
-      }
+      if let inProcess { return [inProcess.limiter.decide(policies[0].permits, for: key)] }
       return [try await policies[0].limiter.decide(policies[0].permits, for: key)]
     }
     if let joint = policies.first?.limiter as? any _JointlyDecidingLimiter, canDecideJointly(with: joint) {
