@@ -31,6 +31,33 @@ public func clientKey(address: String) -> String? {
   return v6.prefix64
 }
 
+/// ``clientKey(address:)`` of an IPv4 peer given as its 32 bits in host byte order (`203.0.113.7` is
+/// `0xCB00_7107`): the same key, without text to print and parse. The middlewares key a socket's peer with it.
+public func _clientKey(ipv4 address: UInt32) -> String {
+  // At most 15 bytes: a small string, never allocated.
+  String(unsafeUninitializedCapacity: 15) { buffer in
+    var count = 0
+    for shift in stride(from: 24, through: 0, by: -8) {
+      let byte = Int(truncatingIfNeeded: address >> UInt32(shift)) & 0xFF
+      if shift < 24 {
+        buffer[count] = UInt8(ascii: ".")
+        count += 1
+      }
+      if byte >= 100 {
+        buffer[count] = UInt8(ascii: "0") + UInt8(byte / 100)
+        count += 1
+      }
+      if byte >= 10 {
+        buffer[count] = UInt8(ascii: "0") + UInt8(byte / 10 % 10)
+        count += 1
+      }
+      buffer[count] = UInt8(ascii: "0") + UInt8(byte % 10)
+      count += 1
+    }
+    return count
+  }
+}
+
 /// Whether `text` is four decimal bytes without leading zeros, `203.0.113.7`: the spelling `IPv4` gives.
 func isCanonicalIPv4(_ text: String) -> Bool {
   var parts = 0

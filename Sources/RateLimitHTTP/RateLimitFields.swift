@@ -53,6 +53,42 @@ public enum RateLimitFields: Sendable {
     value += String(wholeSeconds(decision.resetAfter))
   }
 
+  /// One policy's `RateLimit` value, as ``appendState(_:_:separated:to:)`` writes it, in one pass and one
+  /// allocation: the one string an in-process grant makes.
+  static func stateValue(_ quoted: String, _ decision: RateLimitDecision) -> String {
+    let remaining = UInt64(max(0, decision.remaining))
+    let reset = UInt64(wholeSeconds(decision.resetAfter))
+    // The name, `;r=`, `;t=`, and two numbers of at most 20 digits.
+    return String(unsafeUninitializedCapacity: quoted.utf8.count + 46) { buffer in
+      var count = 0
+      func put(_ byte: UInt8) {
+        buffer[count] = byte
+        count += 1
+      }
+      func put(_ number: UInt64) {
+        var digits = 1
+        var rest = number / 10
+        while rest > 0 { (digits, rest) = (digits + 1, rest / 10) }
+        rest = number
+        for position in (count..<count + digits).reversed() {
+          buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+          rest /= 10
+        }
+        count += digits
+      }
+      for byte in quoted.utf8 { put(byte) }
+      put(UInt8(ascii: ";"))
+      put(UInt8(ascii: "r"))
+      put(UInt8(ascii: "="))
+      put(remaining)
+      put(UInt8(ascii: ";"))
+      put(UInt8(ascii: "t"))
+      put(UInt8(ascii: "="))
+      put(reset)
+      return count
+    }
+  }
+
   /// A Structured Field string (RFC 9651 §3.3.3): in quotes, `"` and `\` escaped; anything outside printable
   /// ASCII, which a string cannot hold, becomes `?`.
   public static func structuredString(_ text: String) -> String {

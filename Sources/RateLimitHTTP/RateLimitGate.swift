@@ -79,16 +79,32 @@ public struct RateLimitGate: Sendable {
   /// ``decide(key:)`` without suspending, for the middlewares: the answer when the one policy is an in-process
   /// `KeyedRateLimiter<String>`, `nil` otherwise. A call to an `async` function may hop to another executor
   /// and back, which cost a hello-world server a fifth of its requests per second.
-  public func _decideInProcess(key: String) -> Outcome? {
+  ///
+  /// A grant, the usual answer, comes as the `RateLimit` field's value alone (`nil` with
+  /// ``RateLimitHeaders/none``): its `RateLimit-Policy` is ``_inProcessPolicyField``, which never changes, so a
+  /// middleware makes that field once.
+  public func _decideInProcess(key: String) -> _InProcessOutcome? {
     guard let inProcess else { return nil }
-    if key.utf8.count > Self.maximumKeyLength { return .badRequest }
+    if key.utf8.count > Self.maximumKeyLength { return .other(.badRequest) }
     let decision = inProcess.limiter.decide(policies[0].permits, for: key)
-    guard decision.isGranted, case .ietf = headers else { return outcome([decision]) }
-    // A grant, the usual answer: the one field that changes is built, the other was made once.
-    var state = ""
-    state.reserveCapacity(32)
-    RateLimitFields.appendState(quotedNames[0], decision, separated: false, to: &state)
-    return .granted(fields: [("RateLimit-Policy", inProcess.policyField), ("RateLimit", state)])
+    guard decision.isGranted else { return .other(outcome([decision])) }
+    guard case .ietf = headers else { return .granted(rateLimit: nil) }
+    return .granted(rateLimit: RateLimitFields.stateValue(quotedNames[0], decision))
+  }
+
+  /// The `RateLimit-Policy` value of every grant ``_decideInProcess(key:)`` answers; `nil` when it answers none
+  /// or the gate adds no fields.
+  public var _inProcessPolicyField: String? {
+    guard case .ietf = headers else { return nil }
+    return inProcess?.policyField
+  }
+
+  /// What ``_decideInProcess(key:)`` answers.
+  public enum _InProcessOutcome: Sendable {
+    /// Run the route; add ``_inProcessPolicyField`` and this `RateLimit` value (if any) to its response.
+    case granted(rateLimit: String?)
+    /// Anything else, as ``decide(key:)`` answers it.
+    case other(Outcome)
   }
 
   /// The outcome of the policies' decisions, made all or nothing.

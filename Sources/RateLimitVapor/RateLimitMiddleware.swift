@@ -32,6 +32,8 @@
     /// `ratelimit_requests` for each policy, made once (swift-metrics is bootstrapped before the middleware is).
     let granted: [Counter]
     let refused: [String: Counter]
+    /// `RateLimit-Policy` of the gate's in-process grants, made once: it never changes.
+    let policyField: String?
 
     /// - Parameters:
     ///   - policies: The limits every request takes from, for its key, in the order the header fields list them.
@@ -48,6 +50,7 @@
       self.key = key
       self.granted = policies.map { Self.counter($0.name, "granted") }
       self.refused = Dictionary(policies.map { ($0.name, Self.counter($0.name, "refused")) }) { first, _ in first }
+      self.policyField = gate._inProcessPolicyField
     }
 
     /// Keyed by the client's address (``RateLimitHTTP/clientKey(address:)``: IPv6 by /64), behind
@@ -56,22 +59,37 @@
     /// is not limited.
     public init(_ policies: RateLimitPolicy..., headers: RateLimitHeaders = .ietf, trustedProxies: Int = 0) {
       self.init(policies: policies, headers: headers) { request in
-        guard let peer = request.remoteAddress?.ipAddress else { return nil }
+        guard let peer = request.remoteAddress else { return nil }
+        // The usual peer, IPv4 with no proxy to read: keyed from its bits (no text printed, then parsed).
+        if trustedProxies <= 0, case .v4(let v4) = peer {
+          // `sin_addr`, in network byte order, follows the family and the port (Linux and Darwin alike).
+          return _clientKey(
+            ipv4: withUnsafeBytes(of: v4.address) {
+              UInt32(bigEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+            })
+        }
+        guard let address = peer.ipAddress else { return nil }
         let forwarded = trustedProxies > 0 ? request.headers["X-Forwarded-For"] : []
         return clientKey(
-          address: clientAddress(peer: peer, forwardedFor: forwarded, trustedProxies: trustedProxies))
+          address: clientAddress(peer: address, forwardedFor: forwarded, trustedProxies: trustedProxies))
       }
     }
 
     /// Decides the request's key, then runs `next` (granted) or answers 429 (refused) or 400 (key too long).
     public func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
       guard let key = key(request) else { return try await next.respond(to: request) }
-      // In-process: no suspension (an `async` call may hop executors, a fifth of a hello-world route's time).
       let outcome: RateLimitGate.Outcome
-      if let decided = gate._decideInProcess(key: key) {
-        outcome = decided
-      } else {
-        outcome = try await gate.decide(key: key)
+      switch gate._decideInProcess(key: key) {
+      case .granted(let state)?:
+        // In-process, the usual answer: no suspension (an `async` call may hop executors, a fifth of a
+        // hello-world route's time) and one field to make.
+        for counter in granted { counter.increment() }
+        let response = try await next.respond(to: request)
+        if let policyField { response.headers.add(name: "RateLimit-Policy", value: policyField) }
+        if let state { response.headers.add(name: "RateLimit", value: state) }
+        return response
+      case .other(let decided)?: outcome = decided
+      case nil: outcome = try await gate.decide(key: key)
       }
       switch outcome {
       case .granted(let fields):

@@ -26,4 +26,15 @@ import Testing
       #expect(isCanonicalIPv4(text) == (parsed == text), "\(text)")
     }
   }
+
+  /// A socket's peer keyed from its bits gets the key its text would: edges, then random addresses.
+  @Test func bitsKeyAsTheirTextDoes() {
+    var generator = SystemRandomNumberGenerator()
+    let edges: [UInt32] = [0, 1, 9, 10, 99, 100, 255, 0x7F00_0001, 0xCB00_7107, 0x0A0A_0A0A, 0x6464_6464, .max]
+    for address in edges + (0..<20_000).map({ _ in UInt32.random(in: 0...UInt32.max, using: &generator) }) {
+      let text = (0..<4).map { String(address >> UInt32(24 - 8 * $0) & 0xFF) }.joined(separator: ".")
+      #expect(_clientKey(ipv4: address) == clientKey(address: text), "\(text)")
+    }
+    #expect(_clientKey(ipv4: 0xCB00_7107) == "203.0.113.7")
+  }
 }

@@ -117,6 +117,18 @@ import Testing
     }
   }
 
+  /// The fast path's answer as `decide(key:)` would spell it: a grant with both fields, in order.
+  static func described(_ outcome: RateLimitGate._InProcessOutcome, policyField: String?) -> String {
+    switch outcome {
+    case .granted(let state):
+      let fields = [("RateLimit-Policy", policyField), ("RateLimit", state)].compactMap { name, value in
+        value.map { (name: name, value: $0) }
+      }
+      return described(.granted(fields: fields))
+    case .other(let outcome): return described(outcome)
+    }
+  }
+
   @Test(arguments: [false, true], [RateLimitHeaders.ietf, .none])
   func answersAsDecideDoes(bucket: Bool, headers: RateLimitHeaders) async throws {
     let clock = ManualClock()
@@ -133,7 +145,9 @@ import Testing
       let key =
         step % 50 == 0 ? String(repeating: "k", count: 1_025) : "key \(Int.random(in: 0..<3, using: &generator))"
       let answer = try #require(local._decideInProcess(key: key))
-      #expect(Self.described(answer) == Self.described(try await awaited.decide(key: key)), "step \(step)")
+      #expect(
+        Self.described(answer, policyField: local._inProcessPolicyField)
+          == Self.described(try await awaited.decide(key: key)), "step \(step)")
       clock.advance(by: .milliseconds(Int.random(in: 0..<3_000, using: &generator)))
     }
   }
@@ -143,5 +157,6 @@ import Testing
     let one = KeyedRateLimiter<String>(limit: 1, per: .seconds(1), clock: clock)
     let two = RateLimitGate([RateLimitPolicy("a", one), RateLimitPolicy("b", one)])
     #expect(two._decideInProcess(key: "k") == nil)
+    #expect(two._inProcessPolicyField == nil)
   }
 }

@@ -85,6 +85,7 @@
         #expect(statuses == [.ok, .ok, .tooManyRequests])
       }
       #expect(limiter.count == 1)
+      #expect(!limiter.tryAcquire(for: "127.0.0.1"), "the key is the peer's address, as `clientKey` spells it")
     }
 
     @Test func behindOneTrustedProxyTheForwardedAddressIsTheKey() async throws {

@@ -2,9 +2,10 @@
 /// one dictionary (``PackablePermitRule/Packed``); a key whose state does not pack is kept whole in a second one,
 /// and marked ``PackablePermitRule/aside`` in the first. A key not in the first is fresh.
 ///
-/// A key whose state is back to fresh is forgotten: every operation examines the two oldest keys of a queue of
-/// those held, so memory follows the keys active within the last window whatever the traffic, and no operation
-/// stalls. Forgetting is invisible: a missing key is a fresh one.
+/// A key whose state is back to fresh is forgotten: every operation that brings a key examines the two oldest
+/// keys of a queue of those held (and one operation in 16 of the others does too), so memory follows the keys
+/// active within the last window whatever the traffic, and no operation stalls. Forgetting is invisible: a
+/// missing key is a fresh one.
 ///
 /// A sliding window's instants are kept on a time line that runs ahead of the clock by the steps back taken
 /// (``PermitBook/onTimeLine(_:)``), so that a step back costs O(1) however many keys are held (SPEC 4.0.1).
@@ -19,6 +20,8 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   private var sweepQueue = KeyQueue<Key>()
   /// How many keys' states took steps back in, ever (tests that a step moves no key at once).
   private(set) var statesMoved = 0
+  /// Operations read, wrapping: one in 16 that brings no key runs a sweep step.
+  private var operations: UInt32 = 0
 
   init(rule: Rule, isUnlimited: Bool) {
     book = PermitBook(rule: rule, isUnlimited: isUnlimited)
@@ -30,12 +33,14 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   /// Takes in a clock reading before an operation, and returns how far the clock went back since the last one.
   /// A step back moves every key's instants back with the clock, in O(1) however many keys are held: for a rule
   /// on a time line (a sliding window) in ``PermitBook/read(_:)``; otherwise (a token bucket, whose packed keys
-  /// have nothing to move) each key kept whole takes the steps in when it is next used (``Aside``). The sweep
-  /// runs a step.
+  /// have nothing to move) each key kept whole takes the steps in when it is next used (``Aside``). One
+  /// operation in 16 runs a sweep step (a key that arrives runs its own, in ``update(_:at:_:)``): a hot key
+  /// pays a sixteenth of one, and the keys held still go back to those active once arrivals stop.
   @discardableResult
   mutating func read(_ reading: Int64) -> Int64 {
     let jump = book.read(reading)
-    sweepStep(at: book.onTimeLine(reading))
+    operations &+= 1
+    if operations & 15 == 0 { sweepStep(at: book.onTimeLine(reading)) }
     return jump
   }
 
@@ -49,6 +54,7 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
       let result = body(&book, &scratch)
       packed[key] = keepScratch(for: key, at: now)
       sweepQueue.append(key)
+      sweepStep(at: now)  // a key in, two examined: forgetting outpaces arrivals
       return result
     }
     return update(at: index, now: now, body)
@@ -126,13 +132,13 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
     statesMoved += 1
   }
 
-  /// Forgets every key that is fresh at `now`, and gives back storage the dictionaries no longer need. O(keys).
-  /// Examines the two oldest keys of the queue: forgets each at rest, sends the others to the back. With at most
-  /// one key added an operation, forgetting outpaces arrivals whatever the traffic: a key at rest is forgotten
+  /// Examines the two oldest keys of the queue: forgets each at rest, sends the others to the back. Every key
+  /// that arrives runs this, so forgetting outpaces arrivals whatever the traffic: a key at rest is forgotten
   /// within a round of the queue, so the keys held are at most about twice those active, and no operation
   /// does more than two steps (SPEC 4.0.1: no stall).
   private mutating func sweepStep(at now: Int64) {
-    for _ in 0..<2 {
+    // Two keys, or the one held (examined once).
+    for _ in 0..<Swift.min(2, sweepQueue.count) {
       guard let key = sweepQueue.popFirst() else { break }
       guard let index = packed.index(forKey: key) else { continue }
       if isFresh(at: index, now) {
@@ -146,6 +152,7 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
     if packed.capacity > 8 * Swift.max(packed.count, 64) { Self.shrink(&packed) }
   }
 
+  /// Forgets every key that is fresh at `now`, and gives back storage the dictionaries no longer need. O(keys).
   mutating func sweep(at now: Int64) {
     var fresh: [Key] = []
     var index = packed.startIndex
