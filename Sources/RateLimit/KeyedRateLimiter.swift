@@ -12,8 +12,9 @@
 /// Each key behaves exactly as its own `RateLimiter` with the same parameters and clock, created fresh the
 /// first time the key is used; keys never affect each other. A key whose state is back to a fresh limiter's
 /// (sliding window: no booking in the last window or ahead; token bucket: full and nothing booked ahead) is
-/// forgotten and its memory freed, during later operations on any key (each examines two keys: no operation
-/// stalls, and forgetting outpaces a stream of one-off keys). Forgetting is invisible, so memory follows the
+/// forgotten and its memory freed, during later operations on any key (each new key examines two held ones,
+/// and one operation in 16 of the others does too: no operation stalls, and forgetting outpaces a stream of
+/// one-off keys). Forgetting is invisible, so memory follows the
 /// keys active within the last window, not every key ever seen. A key's state is a small value in one
 /// dictionary, not an object.
 ///
