@@ -34,8 +34,8 @@
     /// The response.
     public typealias Output = Response
 
-    let gate: RateLimitGate
-    let key: @Sendable (Request, Context) -> String?
+    @usableFromInline let gate: RateLimitGate
+    @usableFromInline let key: @Sendable (Request, Context) -> String?
     /// `ratelimit_requests` for each policy, made once (swift-metrics is bootstrapped before the middleware is).
     let granted: [Counter]
     let refused: [String: Counter]
@@ -64,26 +64,46 @@
     }
 
     /// Decides the request's key, then runs `next` (granted) or answers 429 (refused) or 400 (key too long).
+    ///
+    /// Inlinable, so that an app's server specializes it for its own `Context`: a hello-world route pays no
+    /// generic calls for the middleware.
+    @inlinable
     public func handle(
       _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
       guard let key = key(request, context) else { return try await next(request, context) }
-      let outcome: RateLimitGate.Outcome
       switch gate._decideInProcess(key: key) {
       case .granted(let state)?:
         // In-process, the usual answer: no suspension (an `async` call may hop executors, a fifth of a
         // hello-world route's time) and one field to make.
-        for counter in granted { counter.increment() }
+        countGranted()
         var response = try await next(request, context)
-        if let policyField { response.headers.append(policyField) }
-        if let state { response.headers.append(HTTPField(name: .rateLimit, value: state)) }
+        addFields(rateLimit: state, to: &response.headers)
         return response
-      case .other(let decided)?: outcome = decided
-      case nil: outcome = try await gate.decide(key: key)
+      case .other(let outcome)?: return try await answer(outcome, key: key, request, context, next)
+      case nil: return try await answer(try await gate.decide(key: key), key: key, request, context, next)
       }
+    }
+
+    /// Counts a granted request for every policy.
+    @usableFromInline func countGranted() {
+      for counter in granted { counter.increment() }
+    }
+
+    /// Adds an in-process grant's fields: `RateLimit-Policy` (made once) and `RateLimit`.
+    @usableFromInline func addFields(rateLimit state: String?, to headers: inout HTTPFields) {
+      if let policyField { headers.append(policyField) }
+      if let state { headers.append(HTTPField(name: .rateLimit, value: state)) }
+    }
+
+    /// The response for any outcome but an in-process grant.
+    @usableFromInline func answer(
+      _ outcome: RateLimitGate.Outcome, key: String, _ request: Request, _ context: Context,
+      _ next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
       switch outcome {
       case .granted(let fields):
-        for counter in granted { counter.increment() }
+        countGranted()
         var response = try await next(request, context)
         for field in fields { Self.append(field, to: &response.headers) }
         return response
