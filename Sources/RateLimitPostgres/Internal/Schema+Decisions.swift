@@ -179,6 +179,7 @@
     /// Several policies' decisions for one key (`p_bursts[j]` 0: a sliding window), all or nothing, in one statement: every key's lock first, in one
     /// order (two joint decisions never wait for each other in a cycle), then each decision in the policies'
     /// order inside a subtransaction that is rolled back if any refuses; the report is then each key as it is.
+    /// Since release 6 every policy decides at one instant, the database's clock read once.
     static let decideAllFunction = """
       CREATE OR REPLACE FUNCTION ratelimit_decide_all_v4(
           p_names bytea[], p_key bytea, p_limits bigint[], p_windows bigint[], p_bursts bigint[],
@@ -195,6 +196,7 @@
           nows bigint[] := '{}';
           remainings bigint[] := '{}';
           rests bigint[] := '{}';
+          joint_now bigint := coalesce(p_now, ratelimit_clock());
       BEGIN
           IF p_lock_timeout IS NOT NULL THEN
               PERFORM set_config('lock_timeout', p_lock_timeout, true);
@@ -204,8 +206,8 @@
           END LOOP;
           BEGIN
               FOR j IN 1..m LOOP
-                  SELECT * INTO d FROM ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
-                      nullif(p_bursts[j], 0), p_permits[j], p_now, 0, 0, 0, NULL, NULL);
+                  d := ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
+                      nullif(p_bursts[j], 0), p_permits[j], joint_now, 0, 0, 0, NULL, NULL);
                   booked[j] := d.o_booked;
                   times[j] := d.o_time;
                   nows[j] := d.o_now;
@@ -219,8 +221,8 @@
           EXCEPTION WHEN SQLSTATE 'RLREF' THEN
               -- Rolled back: nothing taken from any policy. Report each key as it is (mode 2 reads only).
               FOR j IN 1..m LOOP
-                  SELECT * INTO d FROM ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
-                      nullif(p_bursts[j], 0), p_permits[j], p_now, NULL, 2, 0, NULL, NULL);
+                  d := ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
+                      nullif(p_bursts[j], 0), p_permits[j], joint_now, NULL, 2, 0, NULL, NULL);
                   remainings[j] := d.o_remaining;
                   rests[j] := d.o_rest_at;
               END LOOP;

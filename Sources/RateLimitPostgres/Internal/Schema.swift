@@ -13,7 +13,9 @@
     /// This release's schema. Stored in `ratelimit_release`; `ratelimit_schema` keeps saying 3, so that 4.0's
     /// `prepare()`, which drops the table unless it reads 3 there, leaves a newer schema alone during a rolling
     /// deploy. A `prepare()` never downgrades: it does nothing when the release stored is its own or newer.
-    static let version = 5
+    /// Release 6 changed only how `ratelimit_decide_many_v5` runs, not what it answers, so a release-5 process
+    /// keeps working beside it.
+    static let version = 6
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
     /// processes may prepare at once. One statement: a `DO` block is one transaction. From 4.0 (version 3) it
