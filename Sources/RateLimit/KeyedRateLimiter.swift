@@ -94,8 +94,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
   ///   - window: T; must not be negative.
   ///   - clock: Time source and timer, shared by every key.
   public init(limit: Int, per window: Duration, clock: some RateLimitClock = .dispatch) {
-    requirePositive(limit, "limit", of: "KeyedRateLimiter")
-    requireNonNegative(window, "window", of: "KeyedRateLimiter")
+    requirePermitParameters(limit: limit, window: window, burst: nil, of: "KeyedRateLimiter")
     self.limit = limit
     self.window = window
     self.burst = nil
@@ -111,9 +110,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
   ///   - burst: B, at least 1.
   ///   - clock: Time source and timer, shared by every key.
   public init(limit: Int, per window: Duration, burst: Int, clock: some RateLimitClock = .dispatch) {
-    requirePositive(limit, "limit", of: "KeyedRateLimiter")
-    requireNonNegative(window, "window", of: "KeyedRateLimiter")
-    requirePositive(burst, "burst", of: "KeyedRateLimiter")
+    requirePermitParameters(limit: limit, window: window, burst: burst, of: "KeyedRateLimiter")
     self.limit = limit
     self.window = window
     self.burst = burst

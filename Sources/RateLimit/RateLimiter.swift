@@ -112,8 +112,7 @@ public final class RateLimiter: Sendable {
   ///   - window: T; must not be negative. `.zero` means no limiting.
   ///   - clock: Time source and timer; the real ``DispatchClock`` by default, a ``ManualClock`` in tests.
   public init(limit: Int, per window: Duration, clock: some RateLimitClock = .dispatch) {
-    requirePositive(limit, "limit", of: "RateLimiter")
-    requireNonNegative(window, "window", of: "RateLimiter")
+    requirePermitParameters(limit: limit, window: window, burst: nil, of: "RateLimiter")
     self.limit = limit
     self.window = window
     self.burst = nil
@@ -131,9 +130,7 @@ public final class RateLimiter: Sendable {
   ///   - burst: B, the bucket's size and the most one request can take; at least 1.
   ///   - clock: Time source and timer; the real ``DispatchClock`` by default.
   public init(limit: Int, per window: Duration, burst: Int, clock: some RateLimitClock = .dispatch) {
-    requirePositive(limit, "limit", of: "RateLimiter")
-    requireNonNegative(window, "window", of: "RateLimiter")
-    requirePositive(burst, "burst", of: "RateLimiter")
+    requirePermitParameters(limit: limit, window: window, burst: burst, of: "RateLimiter")
     self.limit = limit
     self.window = window
     self.burst = burst

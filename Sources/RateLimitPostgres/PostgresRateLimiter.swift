@@ -144,10 +144,8 @@
     private static func checked(
       _ name: String, _ limit: Int, _ window: Duration, _ burst: Int?, _ timeout: Duration, _ time: Time
     ) -> (ByteBuffer, Int64, any RateLimitClock) {
-      requirePositive(limit, "limit")
-      requireNonNegative(window, "window")
-      if let burst { requirePositive(burst, "burst") }
-      requireNonNegative(timeout, "timeout")
+      requirePermitParameters(limit: limit, window: window, burst: burst, of: "PostgresRateLimiter")
+      requireNonNegative(timeout, "timeout", of: "PostgresRateLimiter")
       if name.utf8.count > maximumKeyLength {
         fatalError("PostgresRateLimiter: name must be at most 1,024 UTF-8 bytes, got name of \(name.utf8.count)")
       }

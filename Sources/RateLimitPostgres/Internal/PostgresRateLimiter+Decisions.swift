@@ -249,15 +249,13 @@
   /// A statement that always returns a row returned none.
   struct NoRow: Error {}
 
-  /// Traps unless `value >= 1`, naming the parameter and value.
+  /// Traps unless `value >= 1`, naming the parameter and value (the core's check, with this type's name).
   func requirePositive(_ value: Int, _ parameter: StaticString) {
-    if value < 1 { fatalError("PostgresRateLimiter: \(parameter) must be at least 1, got \(parameter): \(value)") }
+    RateLimit.requirePositive(value, parameter, of: "PostgresRateLimiter")
   }
 
-  /// Traps if `value` is negative, naming the parameter and value.
+  /// Traps if `value` is negative, naming the parameter and value (the core's check, with this type's name).
   func requireNonNegative(_ value: Duration, _ parameter: StaticString) {
-    if value < .zero {
-      fatalError("PostgresRateLimiter: \(parameter) must not be negative, got \(parameter): \(value)")
-    }
+    RateLimit.requireNonNegative(value, parameter, of: "PostgresRateLimiter")
   }
 #endif

@@ -141,8 +141,3 @@ func waitForInstant(
     if waiter.cancel() { cancelledFirst() }
   }
 }
-
-/// Traps unless `value >= 1`, naming the parameter and value.
-func requirePositive(_ value: Int, _ parameter: StaticString, of type: StaticString) {
-  if value < 1 { fatalError("\(type): \(parameter) must be at least 1, got \(parameter): \(value)") }
-}
