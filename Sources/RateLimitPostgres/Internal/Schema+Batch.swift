@@ -73,11 +73,7 @@
               latest_now := greatest(latest_now, d.o_now);
           END LOOP;
           IF p_sweep > 0 AND latest_now IS NOT NULL THEN
-              DELETE FROM ratelimit_keys WHERE ctid = ANY (ARRAY(
-                  SELECT ctid FROM ratelimit_keys
-                  WHERE name = p_name AND rest_at <= latest_now AND key <> ALL (p_keys)
-                  LIMIT p_sweep FOR UPDATE SKIP LOCKED));
-              GET DIAGNOSTICS swept = ROW_COUNT;
+              \(sweep(restBy: "latest_now", except: "key <> ALL (p_keys)", counting: "swept"))
           END IF;
           FOR j IN 1..m LOOP
               o_time := times[j];

@@ -166,15 +166,24 @@
           IF p_sweep > 0 THEN
               -- After the own row is written: rows that only keys at rest hold, a bounded batch found by index;
               -- rows a decision holds are skipped, so a sweep never waits on one (nor one on it, in a cycle).
-              DELETE FROM ratelimit_keys WHERE ctid = ANY (ARRAY(
-                  SELECT ctid FROM ratelimit_keys
-                  WHERE name = p_name AND rest_at <= o_now AND key <> p_key
-                  LIMIT p_sweep FOR UPDATE SKIP LOCKED));
-              GET DIAGNOSTICS o_swept = ROW_COUNT;
+              \(sweep(restBy: "o_now", except: "key <> p_key", counting: "o_swept"))
           END IF;
       END
       $f$;
       """
+
+    /// The sweep a decision ends with, once its own rows are written: up to `p_sweep` rows of `p_name` whose keys
+    /// are at rest by `now` and that `except` keeps, found by index; rows another session holds are skipped
+    /// (`SKIP LOCKED`), so a sweep never waits on a decision. The rows deleted go into `counting`.
+    static func sweep(restBy now: String, except: String, counting: String) -> String {
+      """
+      DELETE FROM ratelimit_keys WHERE ctid = ANY (ARRAY(
+                      SELECT ctid FROM ratelimit_keys
+                      WHERE name = p_name AND rest_at <= \(now) AND \(except)
+                      LIMIT p_sweep FOR UPDATE SKIP LOCKED));
+                  GET DIAGNOSTICS \(counting) = ROW_COUNT;
+      """
+    }
 
     /// Several policies' decisions for one key (`p_bursts[j]` 0: a sliding window), all or nothing, in one statement: every key's lock first, in one
     /// order (two joint decisions never wait for each other in a cycle), then each decision in the policies'
