@@ -2,7 +2,9 @@
   /// This release's decisions (schema version 4). The rules are `RateLimiter`'s (SlidingWindow.swift and
   /// TokenBucket.swift in the core, in whole nanoseconds), kept here in PL/pgSQL: a change to one is a change to
   /// the other, and the replay tests hold both to the same answers. Sums and products are `numeric`, so nothing
-  /// overflows; instants saturate at the 292-year horizon as in Swift.
+  /// overflows; instants saturate at the 292-year horizon as in Swift. One difference, on a clock that steps back
+  /// by S: a key's "now" never goes below its latest decision's (`o_now`), so for that key no time passes until
+  /// the clock has made up the S; in Swift the key's instants move back with the clock (4.0.1).
   extension Schema {
     /// One decision on one key: `tryAcquire` and `decide` (mode 0), `reserve` (1) or `retryAfter` (2, reads
     /// only, takes no lock). Returns the instant the request is (or would be) booked for, the decision's "now",

@@ -10,6 +10,12 @@
 ///
 /// The state is the log of bookings in (now − T, ∞): memory O(N) plus the bookings ahead. With N = 1,
 /// `tryAcquire` is exactly `Throttler.leading`'s rule: `now − lastGrant >= T`.
+///
+/// The same rule runs in PostgreSQL, in PL/pgSQL: `ratelimit_decide_v4` (RateLimitPostgres,
+/// `Schema+Decisions.swift`). A change to one is a change to the other; the replay tests hold both to the same
+/// answers. One difference, on a clock that steps back by S: here the key's instants move back with the clock
+/// (4.0.1), so time goes on from the step; there a key's "now" never goes below its latest decision's, so for
+/// that key no time passes until the clock has made up the S.
 struct SlidingWindow<Log: WindowLog>: PermitRule {
   typealias State = Log
 
