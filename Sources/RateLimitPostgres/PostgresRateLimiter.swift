@@ -1,6 +1,6 @@
 #if Postgres
   public import PostgresNIO
-  @_spi(RateLimitIntegration) import RateLimit
+  import RateLimit
 
   /// The rules of `KeyedRateLimiter`, kept in PostgreSQL: every process that uses the same database and `name`
   /// shares one limit per key.
@@ -72,7 +72,7 @@
     /// Where waiters wait, and the automatic sweep's schedule: `c` with `.clock(c)`, else a `ContinuousClock`.
     let localClock: any RateLimitClock
     /// When the next decision sweeps, on `localClock`.
-    let nextSweep = _Locked(Duration.zero)
+    let nextSweep = LockedValue(Duration.zero)
     /// The outage back-off: decisions go straight to the policy for a while after the database failed.
     let outage = Outage()
     /// Decisions queued while one of this limiter's statements is in flight, to go together in the next.
@@ -82,7 +82,7 @@
     /// Keys the database refused, answered here until they can grant again; `nil` with `localRefusals: false`.
     let localRefusals: LocalRefusals?
     /// Whether `prepare()` has succeeded in this process (decisions prepare first until it has).
-    let isPrepared = _Locked(false)
+    let isPrepared = LockedValue(false)
 
     /// Statements this limiter has sent for decisions (one per lone decision, one per batch): what the
     /// benchmarks count beside the decisions made.
@@ -149,7 +149,7 @@
       if name.utf8.count > maximumKeyLength {
         fatalError("PostgresRateLimiter: name must be at most 1,024 UTF-8 bytes, got name of \(name.utf8.count)")
       }
-      let nanoseconds = max(1, _nanoseconds(window, roundingUp: true))
+      let nanoseconds = max(1, wholeNanoseconds(window, roundingUp: true))
       return (ByteBuffer(string: name), nanoseconds, time.clock ?? SwiftClock(ContinuousClock()))
     }
 
@@ -247,7 +247,7 @@
       do {
         // `.clock(c)`: the booking's instant on c. `.database`: its delay, from now, on a ContinuousClock.
         let instant = time.clock == nil ? localClock.now + reservation.delay : reservation.time
-        try await _waitForInstant(instant, on: localClock)
+        try await waitUntilInstant(instant, on: localClock)
       } catch {
         try? await reservation.cancel()
         throw error
@@ -316,7 +316,7 @@
       if isUnlimited { return .booked(Reservation(permits: permits, key: key, at: localNow())) }
       do {
         let decision = try await ask(
-          .reserve, permits, key: keyBytes, maxDelay: maxDelay.map { _nanoseconds($0, roundingUp: false) })
+          .reserve, permits, key: keyBytes, maxDelay: maxDelay.map { wholeNanoseconds($0, roundingUp: false) })
         let delay = Duration.nanoseconds(decision.time &- decision.now)
         guard decision.booked else { return .exceedsMaxDelay(delay) }
         // A booking moves the key's next free instant: a local refusal no longer says when.

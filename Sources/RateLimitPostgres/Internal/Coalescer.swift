@@ -1,6 +1,6 @@
 #if Postgres
   import PostgresNIO
-  @_spi(RateLimitIntegration) import RateLimit
+  import RateLimit
 
   /// Concurrent decisions of one limiter share round trips. A decision that finds none of the limiter's
   /// statements in flight is sent at once, alone (no added latency when idle); those that arrive meanwhile
@@ -27,7 +27,7 @@
       var arrivalWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = _Locked(State())
+    private let state = LockedValue(State())
 
     /// Whether the caller sends its decision now (nothing was in flight: it is now); otherwise `pending` queued.
     func sendsAtOnce(orQueue pending: @autoclosure () -> PendingDecision) -> Bool {
@@ -122,7 +122,7 @@
       var timer: Task<Void, Never>?
     }
 
-    private let state = _Locked(State())
+    private let state = LockedValue(State())
 
     /// Waits for the answer, or until `deadline`: then "unavailable" (`wasSent` if its batch was sent).
     func wait(until deadline: ContinuousClock.Instant, timeout: Duration) async throws -> DecisionRow {

@@ -1,5 +1,5 @@
 #if Postgres
-  @_spi(RateLimitIntegration) import RateLimit
+  import RateLimit
 
   /// Runs `operation`, or throws ``DecisionTimedOut`` once `timeout` has passed, whichever comes first. When
   /// the deadline wins, the operation is cancelled (a statement still queued for a connection is never sent); a
@@ -7,7 +7,7 @@
   func withDeadline<Value: Sendable>(
     _ timeout: Duration, _ operation: @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
-    let race = _Locked(Race<Value>())
+    let race = LockedValue(Race<Value>())
     return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
       race.withLock { $0.continuation = continuation }
       let work = Task {
@@ -39,7 +39,7 @@
 
     /// Resumes the caller with `result` if nobody has, and cancels the timer; returns whether this call did.
     @discardableResult
-    static func finish(_ race: _Locked<Race>, with result: Result<Value, any Error>) -> Bool {
+    static func finish(_ race: LockedValue<Race>, with result: Result<Value, any Error>) -> Bool {
       let (continuation, timer): (CheckedContinuation<Value, any Error>?, Task<Void, Never>?) =
         race.withLock { state in
           if state.isFinished { return (nil, nil) }

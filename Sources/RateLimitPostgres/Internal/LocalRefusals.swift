@@ -1,5 +1,5 @@
 #if Postgres
-  @_spi(RateLimitIntegration) import RateLimit
+  import RateLimit
 
   /// A refused key answered locally: once the database says a key cannot grant even one permit before an
   /// instant X, this process refuses that key until X without a round trip (unless it cancels a booking of the
@@ -25,7 +25,7 @@
       var nextForget: Duration = .zero
     }
 
-    private let state = _Locked(State())
+    private let state = LockedValue(State())
 
     /// The refusal in force for `key` at `now`, if any.
     func refusal(for key: String, at now: Duration) -> Refusal? {

@@ -1,5 +1,5 @@
 #if Postgres
-  @_spi(RateLimitIntegration) import RateLimit
+  import RateLimit
 
   /// Outages cost little: after a failure that means "the database is away" (refused, lost, timed out), every
   /// decision goes straight to the `WhenUnavailable` policy for a short back-off, without a round trip; when it
@@ -28,7 +28,7 @@
     static let shortest = Duration.milliseconds(50)
     static let longest = Duration.seconds(1)
 
-    private let state = _Locked(State())
+    private let state = LockedValue(State())
 
     /// The error to answer with instead of a round trip, or `nil` to go to the database (at most one probe at a
     /// time once the back-off has passed).

@@ -1,6 +1,6 @@
 #if Postgres
   import PostgresNIO
-  @_spi(RateLimitIntegration) import RateLimit
+  import RateLimit
 
   /// Sending decisions: alone when nothing is in flight, else together with those queued meanwhile (see
   /// ``Coalescer``).

@@ -5,7 +5,7 @@
     import Darwin
   #endif
   import PostgresNIO
-  @_spi(RateLimitIntegration) import RateLimit
+  import RateLimit
 
   /// The round trips: each decision is one statement, bounded by `timeout`.
   extension PostgresRateLimiter {
@@ -40,7 +40,7 @@
 
     /// "Now" as each statement is sent: `c.now` with `.clock(c)`, `NULL` (the database's clock) by default.
     var nowSent: Int64? {
-      time.clock.map { _nanoseconds($0.now, roundingUp: true) }
+      time.clock.map { wholeNanoseconds($0.now, roundingUp: true) }
     }
 
     /// "Now" for a grant made without the database: `c.now`, or this machine's wall clock (Unix epoch).
@@ -122,7 +122,7 @@
     /// `SET LOCAL lock_timeout` for a decision: four fifths of `timeout`, so that a key whose lock another
     /// session holds answers 55P03 (and frees its connection) before the caller's deadline.
     var lockTimeout: String {
-      let milliseconds = max(1, _nanoseconds(timeout, roundingUp: false) / 1_250_000)
+      let milliseconds = max(1, wholeNanoseconds(timeout, roundingUp: false) / 1_250_000)
       return "\(milliseconds)ms"
     }
 

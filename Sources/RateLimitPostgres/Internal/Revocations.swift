@@ -1,6 +1,6 @@
 #if Postgres
   import PostgresNIO
-  @_spi(RateLimitIntegration) import RateLimit
+  import RateLimit
 
   /// Bookings this process gave up on (their decision timed out, or its connection was lost), to revoke once the
   /// database answers: one at a time, on at most one connection, so that revoking never takes the pool from
@@ -22,7 +22,7 @@
     /// the policy's answers, and what they booked leaves with the window).
     static let capacity = 100_000
 
-    private let state = _Locked(State())
+    private let state = LockedValue(State())
 
     func add(_ id: Int64, key: ByteBuffer, limiter: PostgresRateLimiter) {
       let start: Bool = state.withLock { state in
