@@ -52,4 +52,45 @@ import Testing
     #expect(keyed.heldWithoutSweeping == 2_000)
     #expect(keyed.limiters.mostExaminedAtOnce <= 16, "one operation examined \(keyed.limiters.mostExaminedAtOnce)")
   }
+
+  /// A hot key is found again without hashing (the key last found and its index are kept) while keys come and go
+  /// around it: every key added or forgotten makes the kept index stale, and a stale one would trap or answer
+  /// for another key. The hot key answers as its own `RateLimiter` does, throughout.
+  @Test(arguments: [false, true]) func aHotKeyAmongKeysThatComeAndGoAnswersAsItsOwnLimiter(bucket: Bool) {
+    let clock = ManualClock()
+    let (keyed, alone) =
+      bucket
+      ? (
+        KeyedRateLimiter<String>(limit: 3, per: .milliseconds(10), burst: 3, clock: clock),
+        RateLimiter(limit: 3, per: .milliseconds(10), burst: 3, clock: clock)
+      )
+      : (
+        KeyedRateLimiter<String>(limit: 3, per: .milliseconds(10), clock: clock),
+        RateLimiter(limit: 3, per: .milliseconds(10), clock: clock)
+      )
+    var granted = 0
+    for round in 0..<20 {
+      // Keys come: 50 one-off keys among the hot key's requests.
+      for index in 0..<50 {
+        #expect(keyed.tryAcquire(for: "one-off \(round).\(index)"))
+        if index % 5 == 0 {
+          let answer = keyed.tryAcquire(for: "hot")
+          #expect(answer == alone.tryAcquire(), "round \(round), one-off \(index)")
+          granted += answer ? 1 : 0
+        }
+      }
+      // Keys go: once they are at rest, the hot key's own operations forget them (one in 16 examines two).
+      clock.advance(by: .milliseconds(20))
+      for step in 0..<100 {
+        let answer = keyed.tryAcquire(for: "hot")
+        #expect(answer == alone.tryAcquire(), "round \(round), step \(step)")
+        granted += answer ? 1 : 0
+        clock.advance(by: .milliseconds(1))
+      }
+    }
+    #expect(keyed.heldWithoutSweeping <= 64)
+    // The rule is checked step by step above; this checks the hot key was not simply refused throughout: 3 per
+    // 10 ms grants at least 30 over each round's 100 ms.
+    #expect(granted >= 20 * 30)
+  }
 }

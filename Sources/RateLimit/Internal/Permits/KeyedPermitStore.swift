@@ -4,7 +4,10 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
   // @unchecked Sendable: `permits` is only read and written inside `lock.withLock`; `clock` is immutable and
   // Sendable.
   private let lock = Lock()
-  private var permits: KeyedPermits<Key, Rule>
+  /// `@exclusivity(unchecked)`: every access is inside `lock.withLock` and none calls back into this store, so
+  /// no two accesses overlap; the runtime's own check (two calls into the runtime an operation, a tenth of a
+  /// decision's instructions) would only repeat what the lock guarantees.
+  @exclusivity(unchecked) private var permits: KeyedPermits<Key, Rule>
   let clock: PermitClock
   /// The waiters, moved back with the clock.
   let waiters: WaiterTimeline

@@ -22,6 +22,9 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   private(set) var statesMoved = 0
   /// Operations read, wrapping: one in 16 that brings no key runs a sweep step.
   private var operations: UInt32 = 0
+  /// The key last found and its index in `packed`, kept until a key is added to `packed` or removed from it
+  /// (which is when a dictionary's indices stop being valid): a hot key is found without hashing it again.
+  private var recent: (key: Key, index: Dictionary<Key, Rule.Packed>.Index)?
 
   init(rule: Rule, isUnlimited: Bool) {
     book = PermitBook(rule: rule, isUnlimited: isUnlimited)
@@ -49,10 +52,12 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   mutating func update<Result>(
     _ key: Key, at now: Int64, _ body: (inout PermitBook<Rule>, inout Rule.State) -> Result
   ) -> Result {
-    guard let index = packed.index(forKey: key) else {
+    guard let index = index(of: key) else {
       scratch = rule.fresh
       let result = body(&book, &scratch)
-      packed[key] = keepScratch(for: key, at: now)
+      let state = keepScratch(for: key, at: now)
+      recent = nil
+      packed[key] = state
       sweepQueue.append(key)
       sweepStep(at: now)  // a key in, two examined: forgetting outpaces arrivals
       return result
@@ -83,7 +88,7 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
 
   /// Runs `body` on `key`'s state, for reading only; a key with none stays without.
   mutating func peek<Result>(_ key: Key, at now: Int64, _ body: (PermitBook<Rule>, Rule.State) -> Result) -> Result {
-    guard let index = packed.index(forKey: key) else { return body(book, rule.fresh) }
+    guard let index = index(of: key) else { return body(book, rule.fresh) }
     return update(at: index, now: now) { book, state in body(book, state) }
   }
 
@@ -95,14 +100,23 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
     return Rule.aside
   }
 
+  /// `key`'s index in `packed`, `nil` if it has none: `recent`'s if it is that key (no hashing).
+  private mutating func index(of key: Key) -> Dictionary<Key, Rule.Packed>.Index? {
+    if let recent, recent.key == key { return recent.index }
+    guard let index = packed.index(forKey: key) else { return nil }
+    recent = (key, index)
+    return index
+  }
+
   /// Whether `key` holds any state (a key that does not is fresh).
   func holds(_ key: Key) -> Bool { packed[key] != nil }
 
   /// Forgets `key` if it is fresh at `now` (after a cancel gave permits back).
   mutating func forgetIfFresh(_ key: Key, at now: Int64) {
-    guard let index = packed.index(forKey: key) else { return }
+    guard let index = index(of: key) else { return }
     if isFresh(at: index, now) {
       aside[key] = nil
+      recent = nil
       packed.remove(at: index)
     }
   }
@@ -143,13 +157,17 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
       guard let index = packed.index(forKey: key) else { continue }
       if isFresh(at: index, now) {
         aside[key] = nil
+        recent = nil
         packed.remove(at: index)
       } else {
         sweepQueue.append(key)
       }
     }
     if sweepQueue.count > 2 * Swift.max(packed.count, 16) { sweepQueue.removeAll(where: { packed[$0] == nil }) }
-    if packed.capacity > 8 * Swift.max(packed.count, 64) { Self.shrink(&packed) }
+    if packed.capacity > 8 * Swift.max(packed.count, 64) {
+      recent = nil
+      Self.shrink(&packed)
+    }
   }
 
   /// Forgets every key that is fresh at `now`, and gives back storage the dictionaries no longer need. O(keys).
@@ -160,6 +178,7 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
       if isFresh(at: index, now) { fresh.append(packed.keys[index]) }
       packed.formIndex(after: &index)
     }
+    recent = nil
     for key in fresh {
       packed[key] = nil
       aside[key] = nil

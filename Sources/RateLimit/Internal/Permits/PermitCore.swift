@@ -4,8 +4,10 @@ final class PermitCore<Rule: PermitRule>: BookingCanceller, @unchecked Sendable 
   // @unchecked Sendable: `book` and `state` are only read and written inside `lock.withLock`; `clock` is
   // immutable and Sendable.
   private let lock = Lock()
-  private var book: PermitBook<Rule>
-  private var state: Rule.State
+  /// `@exclusivity(unchecked)`, both: every access is inside `lock.withLock` and none calls back into this core,
+  /// so no two accesses overlap; the runtime's own check would only repeat what the lock guarantees.
+  @exclusivity(unchecked) private var book: PermitBook<Rule>
+  @exclusivity(unchecked) private var state: Rule.State
   let clock: PermitClock
   /// The waiters, moved back with the clock.
   let waiters: WaiterTimeline
