@@ -36,26 +36,34 @@ public func clientKey(address: String) -> String? {
 public func _clientKey(ipv4 address: UInt32) -> String {
   // At most 15 bytes: a small string, never allocated.
   String(unsafeUninitializedCapacity: 15) { buffer in
-    var count = 0
-    for shift in stride(from: 24, through: 0, by: -8) {
-      let byte = Int(truncatingIfNeeded: address >> UInt32(shift)) & 0xFF
-      if shift < 24 {
-        buffer[count] = UInt8(ascii: ".")
-        count += 1
-      }
-      if byte >= 100 {
-        buffer[count] = UInt8(ascii: "0") + UInt8(byte / 100)
-        count += 1
-      }
-      if byte >= 10 {
-        buffer[count] = UInt8(ascii: "0") + UInt8(byte / 10 % 10)
-        count += 1
-      }
-      buffer[count] = UInt8(ascii: "0") + UInt8(byte % 10)
-      count += 1
-    }
-    return count
+    let bytes = buffer.baseAddress!
+    var count = writeOctet(UInt8(truncatingIfNeeded: address >> 24), to: bytes)
+    bytes[count] = UInt8(ascii: ".")
+    count += 1 + writeOctet(UInt8(truncatingIfNeeded: address >> 16), to: bytes + count + 1)
+    bytes[count] = UInt8(ascii: ".")
+    count += 1 + writeOctet(UInt8(truncatingIfNeeded: address >> 8), to: bytes + count + 1)
+    bytes[count] = UInt8(ascii: ".")
+    return count + 1 + writeOctet(UInt8(truncatingIfNeeded: address), to: bytes + count + 1)
   }
+}
+
+/// Writes `octet` in decimal without leading zeros at `bytes`; returns how many bytes it wrote (1 to 3).
+@inline(__always)
+private func writeOctet(_ octet: UInt8, to bytes: UnsafeMutablePointer<UInt8>) -> Int {
+  let zero = UInt8(ascii: "0")
+  if octet >= 100 {
+    bytes[0] = zero + octet / 100
+    bytes[1] = zero + octet / 10 % 10
+    bytes[2] = zero + octet % 10
+    return 3
+  }
+  if octet >= 10 {
+    bytes[0] = zero + octet / 10
+    bytes[1] = zero + octet % 10
+    return 2
+  }
+  bytes[0] = zero + octet
+  return 1
 }
 
 /// Whether `text` is four decimal bytes without leading zeros, `203.0.113.7`: the spelling `IPv4` gives.

@@ -60,33 +60,44 @@ public enum RateLimitFields: Sendable {
     let reset = UInt64(wholeSeconds(decision.resetAfter))
     // The name, `;r=`, `;t=`, and two numbers of at most 20 digits.
     return String(unsafeUninitializedCapacity: quoted.utf8.count + 46) { buffer in
+      let bytes = buffer.baseAddress!
       var count = 0
-      func put(_ byte: UInt8) {
-        buffer[count] = byte
-        count += 1
-      }
-      func put(_ number: UInt64) {
-        var digits = 1
-        var rest = number / 10
-        while rest > 0 { (digits, rest) = (digits + 1, rest / 10) }
-        rest = number
-        for position in (count..<count + digits).reversed() {
-          buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
-          rest /= 10
+      if let copied = quoted.utf8.withContiguousStorageIfAvailable({ name in
+        UnsafeMutableRawPointer(bytes).copyMemory(from: name.baseAddress!, byteCount: name.count)
+        return name.count
+      }) {
+        count = copied
+      } else {
+        for byte in quoted.utf8 {
+          bytes[count] = byte
+          count += 1
         }
-        count += digits
       }
-      for byte in quoted.utf8 { put(byte) }
-      put(UInt8(ascii: ";"))
-      put(UInt8(ascii: "r"))
-      put(UInt8(ascii: "="))
-      put(remaining)
-      put(UInt8(ascii: ";"))
-      put(UInt8(ascii: "t"))
-      put(UInt8(ascii: "="))
-      put(reset)
+      (bytes[count], bytes[count + 1], bytes[count + 2]) = (UInt8(ascii: ";"), UInt8(ascii: "r"), UInt8(ascii: "="))
+      count += 3 + writeDecimal(remaining, to: bytes + count + 3)
+      (bytes[count], bytes[count + 1], bytes[count + 2]) = (UInt8(ascii: ";"), UInt8(ascii: "t"), UInt8(ascii: "="))
+      count += 3 + writeDecimal(reset, to: bytes + count + 3)
       return count
     }
+  }
+
+  /// Writes `number` in decimal at `bytes` (room for 20 digits); returns how many bytes it wrote.
+  @inline(__always)
+  private static func writeDecimal(_ number: UInt64, to bytes: UnsafeMutablePointer<UInt8>) -> Int {
+    var digits = 1
+    var rest = number
+    while rest >= 10 {
+      rest /= 10
+      digits += 1
+    }
+    rest = number
+    var position = digits
+    repeat {
+      position -= 1
+      bytes[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+      rest /= 10
+    } while position > 0
+    return digits
   }
 
   /// A Structured Field string (RFC 9651 §3.3.3): in quotes, `"` and `\` escaped; anything outside printable
