@@ -1,12 +1,16 @@
-// A hello-world Hummingbird server on 127.0.0.1 for wrk (Benchmarks/Postgres/http.sh): the same route without
-// the middleware, with it over a `KeyedRateLimiter`, and, given RATELIMIT_POSTGRES_URL, over a
-// `PostgresRateLimiter`. Every limit is far above what wrk can send, so every request is granted and pays the
-// whole path: the decision and the response's header fields.
+// A hello-world Hummingbird server on 127.0.0.1 for wrk (Benchmarks/Postgres/http.sh), one variant a process,
+// each serving `/hello`: without a middleware (`plain`), behind one that does nothing (`noop`) or only adds two
+// constant fields (`headers`), behind RateLimitMiddleware over a `KeyedRateLimiter` (`keyed`) or, given
+// RATELIMIT_POSTGRES_URL, over a `PostgresRateLimiter` (`postgres`). Every limit is far above what wrk can send,
+// so every request is granted and pays the whole path: the decision and the response's header fields.
 //
-//   http-benchmark <port>
+//   http-benchmark <port> <variant>
+//   http-benchmark --responder <variant> <requests>   the router alone, on this thread, for callgrind
+//   http-benchmark --gate                              the middleware's own work, without a framework
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import PostgresNIO
 import RateLimit
@@ -22,6 +26,34 @@ struct Context: RequestContext, RemoteAddressRequestContext {
   init(source: Source) {
     self.coreContext = .init(source: source)
     self.remoteAddress = source.channel.remoteAddress
+  }
+}
+
+/// A task executor that runs every job on the thread that calls `run()`.
+final class ThisThread: TaskExecutor, @unchecked Sendable {
+  // @unchecked Sendable: `jobs` is touched only by `run()`'s thread: the jobs it runs are the only ones that
+  // enqueue more (nothing else has this executor).
+  private var jobs: [UnownedJob] = []
+
+  func enqueue(_ job: consuming ExecutorJob) { jobs.append(UnownedJob(job)) }
+
+  func run() -> Never {
+    while true {
+      guard !jobs.isEmpty else { fatalError("no job left, and the loop did not finish") }
+      jobs.removeFirst().runSynchronously(on: asUnownedTaskExecutor())
+    }
+  }
+}
+
+extension Context {
+  /// A context for `--responder`, where there is no channel.
+  init(remoteAddress: SocketAddress, logger: Logger) {
+    self.coreContext = .init(source: LoggerSource(logger: logger))
+    self.remoteAddress = remoteAddress
+  }
+
+  struct LoggerSource: RequestContextSource {
+    let logger: Logger
   }
 }
 
@@ -70,22 +102,33 @@ if CommandLine.arguments.dropFirst().first == "--gate" {
   exit(0)
 }
 
-guard CommandLine.arguments.count == 2, let port = Int(CommandLine.arguments[1]) else {
-  print("usage: http-benchmark <port> | --gate")
+// Each variant is a server of its own with one route, `/hello`: a route found among others costs more the later
+// it was added (Hummingbird compares it with those before it), which is not the middleware's cost.
+let variants = ["plain", "noop", "headers", "keyed", "postgres"]
+let variant = CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : ""
+guard variants.contains(variant) else {
+  print("usage: http-benchmark <port> <variant> | --gate | --responder <variant> <requests>; variants: \(variants)")
   exit(2)
 }
 let router = Router(context: Context.self)
-router.get("plain") { _, _ in "hello\n" }
+switch variant {
+case "plain": router.get("hello") { _, _ in "hello\n" }
 // The framework's own share: the same route behind a middleware that only passes the request on; and what the
-// two header fields cost by themselves (the same bytes as /keyed's, constant).
-router.group("noop").add(middleware: PassThrough()).get { _, _ in "hello\n" }
-router.group("headers").add(middleware: PassThrough(fields: true)).get { _, _ in "hello\n" }
-let keyed = KeyedRateLimiter<String>(limit: 1_000_000_000, per: .seconds(1), burst: 1_000_000_000)
-router.group("keyed").add(middleware: RateLimitMiddleware(RateLimitPolicy("keyed", keyed)))
-  .get { _, _ in "hello\n" }
-if let url = ProcessInfo.processInfo.environment["RATELIMIT_POSTGRES_URL"],
-  var configuration = _loopbackConfiguration(url: url)
-{
+// two header fields cost by themselves (the same bytes as `keyed`'s, constant).
+case "noop": router.group().add(middleware: PassThrough()).get("hello") { _, _ in "hello\n" }
+case "headers": router.group().add(middleware: PassThrough(fields: true)).get("hello") { _, _ in "hello\n" }
+case "keyed":
+  let keyed = KeyedRateLimiter<String>(limit: 1_000_000_000, per: .seconds(1), burst: 1_000_000_000)
+  router.group().add(middleware: RateLimitMiddleware(RateLimitPolicy("keyed", keyed))).get("hello") { _, _ in
+    "hello\n"
+  }
+default:
+  guard let url = ProcessInfo.processInfo.environment["RATELIMIT_POSTGRES_URL"],
+    var configuration = _loopbackConfiguration(url: url)
+  else {
+    print("the postgres variant needs RATELIMIT_POSTGRES_URL")
+    exit(2)
+  }
   configuration.options.maximumConnections = 4
   configuration.options.minimumConnections = 4
   let client = PostgresClient(configuration: configuration)
@@ -94,8 +137,39 @@ if let url = ProcessInfo.processInfo.environment["RATELIMIT_POSTGRES_URL"],
     client: client, name: "http-\(UInt32.random(in: 0...UInt32.max))", limit: 1_000_000_000, per: .seconds(1),
     burst: 1_000_000_000)
   try await shared.prepare()
-  router.group("postgres").add(middleware: RateLimitMiddleware(RateLimitPolicy("shared", shared)))
-    .get { _, _ in "hello\n" }
+  router.group().add(middleware: RateLimitMiddleware(RateLimitPolicy("shared", shared))).get("hello") { _, _ in
+    "hello\n"
+  }
+}
+// `http-benchmark --responder <route> <requests>`: the router's whole handling of one route, without sockets (a
+// request in, a response out, in a loop, all on this thread: valgrind 3.19 cannot follow a thread being made),
+// for callgrind to count each route; their difference is the middleware's whole cost but for its two fields'
+// bytes on the wire.
+if CommandLine.arguments.dropFirst().first == "--responder" {
+  guard CommandLine.arguments.count == 4, let requests = Int(CommandLine.arguments[3]) else { exit(2) }
+  let responder = router.buildResponder()
+  let peer = try SocketAddress(ipAddress: "127.0.0.1", port: 40_000)
+  let logger = Logger(label: "responder")
+  let head = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1", path: "/hello")
+  let executor = ThisThread()
+  Task(executorPreference: executor) {
+    var fields = 0
+    for _ in 0..<requests {
+      let response = try await responder.respond(
+        to: Request(head: head, body: RequestBody(buffer: ByteBuffer())),
+        context: Context(remoteAddress: peer, logger: logger))
+      guard response.status == .ok else { fatalError("\(response.status)") }
+      fields &+= response.headers.count
+    }
+    print("\(requests) requests, \(fields / requests) header fields each")
+    exit(0)
+  }
+  executor.run()
+}
+
+guard let port = Int(CommandLine.arguments[1]) else {
+  print("usage: http-benchmark <port> <variant>")
+  exit(2)
 }
 let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
 print("ready")
