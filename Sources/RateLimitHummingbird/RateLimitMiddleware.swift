@@ -92,11 +92,7 @@
 
     /// Adds an in-process grant's fields: `RateLimit-Policy` (made once) and `RateLimit`.
     @usableFromInline func addFields(rateLimit state: String?, to headers: inout HTTPFields) {
-      guard let policyField else { return }
-      // Room for both and for the `Date` field the application adds next: the fields grow once, here, while
-      // they are few (a hello-world response's room for four would otherwise be outgrown by `Date`).
-      headers.reserveCapacity(headers.count + 3)
-      headers.append(policyField)
+      if let policyField { headers.append(policyField) }
       if let state { headers.append(HTTPField(name: .rateLimit, value: state)) }
     }
 
