@@ -34,8 +34,8 @@
     /// The response.
     public typealias Output = Response
 
-    @usableFromInline let gate: RateLimitGate
-    @usableFromInline let key: @Sendable (Request, Context) -> String?
+    let gate: RateLimitGate
+    let key: @Sendable (Request, Context) -> String?
     /// `ratelimit_requests` for each policy, made once (swift-metrics is bootstrapped before the middleware is).
     let granted: [Counter]
     let refused: [String: Counter]
@@ -64,10 +64,6 @@
     }
 
     /// Decides the request's key, then runs `next` (granted) or answers 429 (refused) or 400 (key too long).
-    ///
-    /// Inlinable, so that an app's server specializes it for its own `Context`: a hello-world route pays no
-    /// generic calls for the middleware.
-    @inlinable
     public func handle(
       _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
@@ -86,18 +82,18 @@
     }
 
     /// Counts a granted request for every policy.
-    @usableFromInline func countGranted() {
+    func countGranted() {
       for counter in granted { counter.increment() }
     }
 
     /// Adds an in-process grant's fields: `RateLimit-Policy` (made once) and `RateLimit`.
-    @usableFromInline func addFields(rateLimit state: String?, to headers: inout HTTPFields) {
+    func addFields(rateLimit state: String?, to headers: inout HTTPFields) {
       if let policyField { headers.append(policyField) }
       if let state { headers.append(HTTPField(name: .rateLimit, value: state)) }
     }
 
     /// The response for any outcome but an in-process grant.
-    @usableFromInline func answer(
+    func answer(
       _ outcome: RateLimitGate.Outcome, key: String, _ request: Request, _ context: Context,
       _ next: (Request, Context) async throws -> Response
     ) async throws -> Response {
