@@ -63,7 +63,7 @@ public enum RateLimitFields: Sendable {
       let bytes = buffer.baseAddress!
       var count = 0
       if let copied = quoted.utf8.withContiguousStorageIfAvailable({ name in
-        UnsafeMutableRawPointer(bytes).copyMemory(from: name.baseAddress!, byteCount: name.count)
+        UnsafeMutableRawBufferPointer(start: bytes, count: name.count).copyMemory(from: UnsafeRawBufferPointer(name))
         return name.count
       }) {
         count = copied

@@ -48,7 +48,7 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   }
 
   /// Runs `body` on `key`'s state (fresh if it has none) and keeps what it leaves: packed if it fits, whole if
-  /// not. One hash lookup for a packed key.
+  /// not. One hash lookup for a packed key; none for the key last found (`recent`).
   mutating func update<Result>(
     _ key: Key, at now: Int64, _ body: (inout PermitBook<Rule>, inout Rule.State) -> Result
   ) -> Result {
