@@ -152,13 +152,7 @@
       self.init(policies: policies, headers: headers) { request, context in
         guard let peer = context.remoteAddress else { return nil }
         // The usual peer, IPv4 with no proxy to read: keyed from its bits (no text printed, then parsed).
-        if trustedProxies <= 0, case .v4(let v4) = peer {
-          // `sin_addr`, in network byte order, follows the family and the port (Linux and Darwin alike).
-          return _clientKey(
-            ipv4: withUnsafeBytes(of: v4.address) {
-              UInt32(bigEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
-            })
-        }
+        if trustedProxies <= 0, case .v4(let v4) = peer { return _clientKey(ipv4: v4.address) }
         guard let address = peer.ipAddress else { return nil }
         let forwarded = trustedProxies > 0 ? request.headers[values: .xForwardedFor] : []
         return clientKey(

@@ -61,18 +61,17 @@
       self.init(policies: policies, headers: headers) { request in
         guard let peer = request.remoteAddress else { return nil }
         // The usual peer, IPv4 with no proxy to read: keyed from its bits (no text printed, then parsed).
-        if trustedProxies <= 0, case .v4(let v4) = peer {
-          // `sin_addr`, in network byte order, follows the family and the port (Linux and Darwin alike).
-          return _clientKey(
-            ipv4: withUnsafeBytes(of: v4.address) {
-              UInt32(bigEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
-            })
-        }
+        if trustedProxies <= 0, case .v4(let v4) = peer { return _clientKey(ipv4: v4.address) }
         guard let address = peer.ipAddress else { return nil }
         let forwarded = trustedProxies > 0 ? request.headers["X-Forwarded-For"] : []
         return clientKey(
           address: clientAddress(peer: address, forwardedFor: forwarded, trustedProxies: trustedProxies))
       }
+    }
+
+    /// Counts a granted request for every policy.
+    private func countGranted() {
+      for counter in granted { counter.increment() }
     }
 
     /// Decides the request's key, then runs `next` (granted) or answers 429 (refused) or 400 (key too long).
@@ -83,7 +82,7 @@
       case .granted(let state)?:
         // In-process, the usual answer: no suspension (an `async` call may hop executors, a fifth of a
         // hello-world route's time) and one field to make.
-        for counter in granted { counter.increment() }
+        countGranted()
         let response = try await next.respond(to: request)
         if let policyField { response.headers.add(name: "RateLimit-Policy", value: policyField) }
         if let state { response.headers.add(name: "RateLimit", value: state) }
@@ -93,7 +92,7 @@
       }
       switch outcome {
       case .granted(let fields):
-        for counter in granted { counter.increment() }
+        countGranted()
         let response = try await next.respond(to: request)
         for field in fields { response.headers.add(name: field.name, value: field.value) }
         return response

@@ -2,6 +2,14 @@ import Testing
 
 @testable import RateLimitHTTP
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// `clientKey`'s shortcut: an address already spelled as `IPv4` spells it is its own key. The shortcut must say
 /// yes exactly when parsing would give back the same text.
 @Suite struct CanonicalIPv4Tests {
@@ -36,5 +44,13 @@ import Testing
       #expect(_clientKey(ipv4: address) == clientKey(address: text), "\(text)")
     }
     #expect(_clientKey(ipv4: 0xCB00_7107) == "203.0.113.7")
+  }
+
+  /// A socket's `sockaddr_in` as the system fills it in (`inet_pton`, network byte order) keys as its text does.
+  @Test(arguments: ["203.0.113.7", "127.0.0.1", "0.0.0.0", "255.255.255.255", "10.200.3.45"])
+  func aSocketAddressKeysAsItsTextDoes(text: String) {
+    var address = sockaddr_in()
+    #expect(inet_pton(AF_INET, text, &address.sin_addr) == 1)
+    #expect(_clientKey(ipv4: address) == text)
   }
 }
