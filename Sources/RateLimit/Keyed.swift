@@ -16,10 +16,11 @@
 /// first call, or its first call after the previous limiter was released. A limiter is released (invalidated
 /// and let go) once it is *at rest* (``ActionLimiter/isAtRest``): a library limiter that comes to rest when its
 /// last run returns is released then; one that comes to rest by time passing (a leading mode's window running
-/// out) during later operations: every new limiter examines two held ones, and every 4,096 calls examine 16, so no
-/// call examines more than 16 whatever the traffic, and limiters at rest never pile up. Release is invisible:
-/// the key's next call goes to a fresh limiter, which behaves exactly as the released one would have. No call
-/// is lost to a release, and calls for one key reach its limiters in the order they were made. Memory is proportional to the limiters held.
+/// out) during later operations: every new limiter examines two held ones, and every 4,096 calls examine 16,
+/// so no call examines more than 16 whatever the traffic, and limiters at rest never pile up. Release is
+/// invisible: the key's next call goes to a fresh limiter, which behaves exactly as the released one would
+/// have. No call is lost to a release, and calls for one key reach its limiters in the order they were made.
+/// Memory is proportional to the limiters held.
 ///
 /// `Keyed` works for every ``ActionLimiter``: throttlers and debouncers, synchronous and async. A limiter of your
 /// own must answer `isAtRest` without calling back into the container.

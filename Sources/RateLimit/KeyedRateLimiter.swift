@@ -14,9 +14,8 @@
 /// (sliding window: no booking in the last window or ahead; token bucket: full and nothing booked ahead) is
 /// forgotten and its memory freed, during later operations on any key (each new key examines two held ones,
 /// and one operation in 16 of the others does too: no operation stalls, and forgetting outpaces a stream of
-/// one-off keys). Forgetting is invisible, so memory follows the
-/// keys active within the last window, not every key ever seen. A key's state is a small value in one
-/// dictionary, not an object.
+/// one-off keys). Forgetting is invisible, so memory follows the keys active within the last window, not every
+/// key ever seen. A key's state is a small value in one dictionary, not an object.
 ///
 /// Time is counted as ``RateLimiter`` counts it, in whole nanoseconds of `Int64`: a `window`, `maxDelay` or
 /// booking instant beyond the 292-year horizon saturates there ("not again"; `retryAfter` and a reservation's

@@ -145,7 +145,7 @@
       _ name: String, _ limit: Int, _ window: Duration, _ burst: Int?, _ timeout: Duration, _ time: Time
     ) -> (ByteBuffer, Int64, any RateLimitClock) {
       requirePermitParameters(limit: limit, window: window, burst: burst, of: "PostgresRateLimiter")
-      requireNonNegative(timeout, "timeout", of: "PostgresRateLimiter")
+      requireNonNegative(timeout, "timeout")
       if name.utf8.count > maximumKeyLength {
         fatalError("PostgresRateLimiter: name must be at most 1,024 UTF-8 bytes, got name of \(name.utf8.count)")
       }

@@ -114,11 +114,15 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   /// Forgets `key` if it is fresh at `now` (after a cancel gave permits back).
   mutating func forgetIfFresh(_ key: Key, at now: Int64) {
     guard let index = index(of: key) else { return }
-    if isFresh(at: index, now) {
-      aside[key] = nil
-      recent = nil
-      packed.remove(at: index)
-    }
+    if isFresh(at: index, now) { forget(key, at: index) }
+  }
+
+  /// Forgets `key`, found at `index` in `packed`: its state, whole or packed, and `recent`, whose index a removal
+  /// makes stale.
+  private mutating func forget(_ key: Key, at index: Dictionary<Key, Rule.Packed>.Index) {
+    aside[key] = nil
+    recent = nil
+    packed.remove(at: index)
   }
 
   /// Whether the key at `index` is fresh at `now`.
@@ -156,9 +160,7 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
       guard let key = sweepQueue.popFirst() else { break }
       guard let index = packed.index(forKey: key) else { continue }
       if isFresh(at: index, now) {
-        aside[key] = nil
-        recent = nil
-        packed.remove(at: index)
+        forget(key, at: index)
       } else {
         sweepQueue.append(key)
       }
