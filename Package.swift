@@ -94,15 +94,21 @@ let package = Package(
         .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),
       ],
       swiftSettings: upcomingFeatures),
+    // One set of scenarios, with the SPEC's answers written out, that every store must pass: the in-process
+    // KeyedRateLimiter (RateLimitTests) and PostgresRateLimiter (RateLimitPostgresTests). Not a product.
+    .target(
+      name: "RateLimitStoreKit", dependencies: ["RateLimit"], path: "Tests/RateLimitStoreKit",
+      swiftSettings: upcomingFeatures),
     .testTarget(
-      name: "RateLimitTests", dependencies: ["RateLimit", "RateLimitDiagrams"], swiftSettings: upcomingFeatures),
+      name: "RateLimitTests", dependencies: ["RateLimit", "RateLimitDiagrams", "RateLimitStoreKit"],
+      swiftSettings: upcomingFeatures),
     .testTarget(
       name: "RateLimitHTTPTests", dependencies: ["RateLimit", "RateLimitHTTP"], swiftSettings: upcomingFeatures),
     // Runs against a real PostgreSQL server (RATELIMIT_POSTGRES_URL); empty without the trait.
     .testTarget(
       name: "RateLimitPostgresTests",
       dependencies: [
-        "RateLimit",
+        "RateLimit", "RateLimitStoreKit",
         .target(name: "RateLimitPostgres", condition: .when(traits: ["Postgres"])),
         .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
       ],

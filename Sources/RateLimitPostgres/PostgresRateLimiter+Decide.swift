@@ -20,11 +20,12 @@
     public func decide(_ permits: Int = 1, for key: String) async throws -> RateLimitDecision {
       requirePositive(permits, "permits")
       let keyBytes = try Self.keyBytes(key)
-      if permits > capacity || isUnlimited {
+      if isUnlimited {
         return RateLimitDecision(
-          isGranted: isUnlimited, limit: capacity, window: window, remaining: isUnlimited ? capacity : 0,
-          resetAfter: .zero, retryAfter: nil)
+          isGranted: permits <= capacity, limit: capacity, window: window, remaining: capacity, resetAfter: .zero,
+          retryAfter: nil)
       }
+      if permits > capacity { return try await reportRefusingAboveCapacity(permits, key: keyBytes) }
       // A local refusal knows the wait for one permit only: a larger request goes to the database.
       let now = localClock.now
       if permits == 1, let refusal = localRefusals?.refusal(for: key, at: now) {
@@ -49,6 +50,23 @@
           decision.isFallback = true
           return decision
         }
+      }
+    }
+
+    /// More than the capacity is never granted, and books nothing; what the key has left still comes from the
+    /// database (a round trip that reads only, as `retryAfter` does), as `KeyedRateLimiter.decide` reports it.
+    /// When the database cannot answer, `.throwError` throws; any other policy gets the refusal, with nothing
+    /// known of the key (`remaining` 0).
+    private func reportRefusingAboveCapacity(_ permits: Int, key: ByteBuffer) async throws -> RateLimitDecision {
+      do {
+        var decision = report(try await ask(.retryAfter, permits, key: key, maxDelay: nil))
+        decision.retryAfter = nil
+        return decision
+      } catch let error as Unavailable {
+        if case .throwError = whenUnavailable { throw error.error }
+        return RateLimitDecision(
+          isGranted: false, limit: capacity, window: window, remaining: 0, resetAfter: .zero, retryAfter: nil,
+          isFallback: true)
       }
     }
 

@@ -9,8 +9,11 @@
     /// | ``database`` | the database server's `clock_timestamp()`, read inside each decision | nanoseconds since the Unix epoch, on the server's clock | a `ContinuousClock`, for the `delay` |
     /// | ``clock(_:)`` | `c.now`, sent with each decision | `c`'s instant | `c`'s timer |
     ///
-    /// Either way a key's "now" never goes behind the latest one a decision on it used: a clock that steps back
-    /// counts as no time passing until it catches up.
+    /// A clock that steps back counts as no time passing, as for `RateLimiter`. With ``clock(_:)`` a sliding
+    /// window's instants move back with `c` (its readings go to the database on a time line that never goes
+    /// back) and a token bucket takes the step in as Go's does: each key answers as a `KeyedRateLimiter` on `c`
+    /// would. With ``database``, a key never goes behind the latest "now" a decision on it used, so for that
+    /// key no time passes until the server's clock catches up.
     public struct Time: Sendable {
       /// `nil`: the database's clock.
       let clock: (any RateLimitClock)?

@@ -81,6 +81,8 @@
     let revocations = Revocations()
     /// Keys the database refused, answered here until they can grant again; `nil` with `localRefusals: false`.
     let localRefusals: LocalRefusals?
+    /// A sliding window's clock steps with `.clock(c)`: see ``nowSent``.
+    let clockSteps = LockedValue(ClockSteps())
     /// Whether `prepare()` has succeeded in this process (decisions prepare first until it has).
     let isPrepared = LockedValue(false)
 
@@ -323,7 +325,7 @@
         localRefusals?.forget(key)
         return .booked(
           Reservation(
-            permits: permits, key: key, time: .nanoseconds(decision.time), delay: delay,
+            permits: permits, key: key, time: onClock(decision.time), delay: delay,
             canceller: .database(self, id: decision.id)))
       } catch let error as Unavailable {
         return try answer(

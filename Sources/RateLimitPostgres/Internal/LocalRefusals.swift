@@ -4,7 +4,9 @@
   /// A refused key answered locally: once the database says a key cannot grant even one permit before an
   /// instant X, this process refuses that key until X without a round trip (unless it cancels a booking of the
   /// key meanwhile). Instants are on the limiter's local clock (`c` with `.clock(c)`, a `ContinuousClock`
-  /// otherwise), taken when the decision was *sent*, so a local refusal never outlasts the database's.
+  /// otherwise), taken when the decision was *sent*, so a local refusal never outlasts the database's. A clock
+  /// that has gone back behind the instant a refusal was made voids it: the database moves the key's instants back
+  /// with the clock (no time passing), which a refusal's `until`, on the clock as it was, cannot follow.
   ///
   /// Bounded: at most ``capacity`` keys; a full table first forgets the refusals that have passed, and refuses
   /// no new key locally if none has — and then looks again only once the earliest refusal it holds has passed,
@@ -15,6 +17,8 @@
       var until: Duration
       /// When the key is at rest.
       var restAt: Duration
+      /// When the refused decision was sent.
+      var madeAt: Duration
     }
 
     static let capacity = 65_536
@@ -31,7 +35,7 @@
     func refusal(for key: String, at now: Duration) -> Refusal? {
       state.withLock { state in
         guard let refusal = state.refusals[key] else { return nil }
-        if now < refusal.until { return refusal }
+        if now < refusal.until && now >= refusal.madeAt { return refusal }
         state.refusals[key] = nil
         return nil
       }
@@ -43,13 +47,13 @@
       state.withLock { state in
         if state.refusals.count >= Self.capacity {
           if now < state.nextForget { return }
-          state.refusals = state.refusals.filter { now < $0.value.until }
+          state.refusals = state.refusals.filter { now < $0.value.until && now >= $0.value.madeAt }
           if state.refusals.count >= Self.capacity {
             state.nextForget = state.refusals.values.lazy.map(\.until).min() ?? now
             return
           }
         }
-        state.refusals[key] = Refusal(until: until, restAt: restAt)
+        state.refusals[key] = Refusal(until: until, restAt: restAt, madeAt: now)
       }
     }
 

@@ -38,9 +38,24 @@
     /// Rows the automatic sweep deletes in one statement, at most.
     static let sweepBatch: Int32 = 1_000
 
-    /// "Now" as each statement is sent: `c.now` with `.clock(c)`, `NULL` (the database's clock) by default.
+    /// "Now" as each statement is sent: `c.now` with `.clock(c)`, `NULL` (the database's clock) by default. A
+    /// sliding window's readings go on the time line of ``clockSteps``: the key's instants then move back with a
+    /// clock that steps back, as a `KeyedRateLimiter`'s do (a token bucket's take the step in in the database,
+    /// as Go's does).
     var nowSent: Int64? {
-      time.clock.map { wholeNanoseconds($0.now, roundingUp: true) }
+      guard let clock = time.clock else { return nil }
+      let reading = wholeNanoseconds(clock.now, roundingUp: true)
+      guard burst == nil else { return reading }
+      return clockSteps.withLock { steps in
+        _ = steps.read(reading)
+        return steps.onTimeLine(reading)
+      }
+    }
+
+    /// An instant the database answered (on the time line ``nowSent`` sends), on the limiter's clock.
+    func onClock(_ instant: Int64) -> Duration {
+      guard time.clock != nil, burst == nil else { return .nanoseconds(instant) }
+      return .nanoseconds(clockSteps.withLock { $0.onClock(instant) })
     }
 
     /// "Now" for a grant made without the database: `c.now`, or this machine's wall clock (Unix epoch).

@@ -2,9 +2,12 @@
   /// This release's decisions (schema version 4). The rules are `RateLimiter`'s (SlidingWindow.swift and
   /// TokenBucket.swift in the core, in whole nanoseconds), kept here in PL/pgSQL: a change to one is a change to
   /// the other, and the replay tests hold both to the same answers. Sums and products are `numeric`, so nothing
-  /// overflows; instants saturate at the 292-year horizon as in Swift. One difference, on a clock that steps back
-  /// by S: a key's "now" never goes below its latest decision's (`o_now`), so for that key no time passes until
-  /// the clock has made up the S; in Swift the key's instants move back with the clock (4.0.1).
+  /// overflows; instants saturate at the 292-year horizon as in Swift. A clock that steps back: a sliding
+  /// window's "now" never goes below the key's latest (`PostgresRateLimiter` sends `.clock(c)`'s readings on a
+  /// time line that never goes back, as `RateLimiter` keeps them, so with `c` no step reaches the database); a token
+  /// bucket on `.clock(c)` takes the step in as Go's does (release 7); on the database's clock, its "now" never goes
+  /// below the key's latest either (a batch reads the clock before it holds the keys' locks). The store kit (Tests/RateLimitStoreKit) holds both rules, here
+  /// and in Swift, to one set of answers.
   extension Schema {
     /// One decision on one key: `tryAcquire` and `decide` (mode 0), `reserve` (1) or `retryAfter` (2, reads
     /// only, takes no lock). Returns the instant the request is (or would be) booked for, the decision's "now",
@@ -44,6 +47,7 @@
           full_credit numeric;
           credit numeric;
           wait numeric;
+          jump numeric;
       BEGIN
           o_booked := false;
           o_swept := 0;
@@ -57,7 +61,19 @@
           IF NOT FOUND THEN
               r := ROW(p_name, p_key, small, small, '{}', '{}', '{}', '{}', 0, NULL, small, NULL, NULL, NULL);
           END IF;
-          o_now := greatest(coalesce(p_now, ratelimit_clock()), r.latest);
+          o_now := coalesce(p_now, ratelimit_clock());
+          IF p_burst IS NULL OR p_now IS NULL THEN
+              -- "Now" never goes behind the key's latest: a decision that read the database's clock before it
+              -- held the key's lock (a batch reads it once) is not a step back. A sliding window's `.clock(c)`
+              -- readings come on a time line that never goes back (PostgresRateLimiter.nowSent).
+              o_now := greatest(o_now, r.latest);
+          ELSIF o_now < r.latest THEN
+              -- Token bucket, `.clock(c)` stepped back since the key's latest decision: as Go's, the credit counts
+              -- no time from `last` (below) until a booking takes the step in, and the bookings ahead move back
+              -- with the clock (TokenBucket.clockWentBack in the core).
+              jump := r.latest::numeric - o_now;
+              r.times := ARRAY(SELECT greatest(t - jump, small)::bigint FROM unnest(r.times) AS t);
+          END IF;
           deadline := least(o_now::numeric + coalesce(p_max_delay, big), big)::bigint;
           n := coalesce(array_length(r.times, 1), 0);
           IF p_burst IS NULL THEN

@@ -14,8 +14,9 @@
     /// `prepare()`, which drops the table unless it reads 3 there, leaves a newer schema alone during a rolling
     /// deploy. A `prepare()` never downgrades: it does nothing when the release stored is its own or newer.
     /// Release 6 changed only how `ratelimit_decide_many_v5` runs, not what it answers, so a release-5 process
-    /// keeps working beside it.
-    static let version = 6
+    /// keeps working beside it. Release 7 changed what a token bucket answers after its clock steps back (as
+    /// `RateLimiter`'s, Go's rule), nothing else; the rows are as they were.
+    static let version = 7
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
     /// processes may prepare at once. One statement: a `DO` block is one transaction. From 4.0 (version 3) it

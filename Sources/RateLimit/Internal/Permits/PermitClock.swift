@@ -37,11 +37,11 @@ struct PermitBook<Rule: PermitRule>: Sendable {
   /// `window == .zero`: no limiting (every request up to the capacity is granted at once; nothing is kept).
   let isUnlimited: Bool
   private var nextID: UInt64 = 0
-  private var latestReading: Int64 = .min
+  private var steps = ClockSteps()
   /// Every step back the clock took, summed.
-  private(set) var stepsBack: Int64 = 0
+  var stepsBack: Int64 { steps.stepsBack }
   /// How far the rule's time line runs ahead of the clock: the steps back (``PermitRule/takesStepsOnATimeLine``).
-  private var offset: Int64 { Rule.takesStepsOnATimeLine ? stepsBack : 0 }
+  private var offset: Int64 { Rule.takesStepsOnATimeLine ? steps.stepsBack : 0 }
 
   init(rule: Rule, isUnlimited: Bool) {
     self.rule = rule
@@ -51,13 +51,7 @@ struct PermitBook<Rule: PermitRule>: Sendable {
   /// Takes in a clock reading: returns how far the clock went back since the previous one (0 if it did not). For
   /// a rule on a time line the step is taken in here, for every state at once; otherwise the caller moves the
   /// states (``PermitRule/clockWentBack(by:in:)``).
-  mutating func read(_ reading: Int64) -> Int64 {
-    defer { latestReading = reading }
-    guard reading < latestReading else { return 0 }
-    let jump = Nanoseconds.subtracting(latestReading, reading)
-    stepsBack = Nanoseconds.adding(stepsBack, jump)
-    return jump
-  }
+  mutating func read(_ reading: Int64) -> Int64 { steps.read(reading) }
 
   /// `reading` on the rule's time line, where its states keep their instants and every operation takes place. A
   /// step back of the clock leaves it where it was: no time passing, as if every instant had moved back.

@@ -16,9 +16,8 @@
 ///
 /// The same rule runs in PostgreSQL, in PL/pgSQL: `ratelimit_decide_v4` (RateLimitPostgres,
 /// `Schema+Decisions.swift`). A change to one is a change to the other; the replay tests hold both to the same
-/// answers. One difference, on a clock that steps back by S: here the key's instants move back with the clock
-/// (4.0.1), so time goes on from the step; there a key's "now" never goes below its latest decision's, so for
-/// that key no time passes until the clock has made up the S.
+/// answers, and the store kit (Tests/RateLimitStoreKit) holds both to one set of answers written out, a clock
+/// that steps back included.
 struct TokenBucket: PermitRule {
   struct State: Sendable {
     /// Credit at `last`, in nanosecond-permits (negative: debt for bookings ahead).

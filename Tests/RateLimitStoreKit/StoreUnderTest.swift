@@ -1,0 +1,40 @@
+public import RateLimit
+
+/// What the kit asks of a store: the decisions of a keyed limiter, made now on the kit's clock. Each store's
+/// suite wraps its limiter in one of these (`KeyedRateLimiter` in RateLimitTests, `PostgresRateLimiter` with
+/// `.clock(c)` in RateLimitPostgresTests), so that both answer the same ``StoreScenario``s.
+public protocol StoreUnderTest: Sendable {
+  /// The store's `tryAcquire(_:for:)`.
+  func tryAcquire(_ permits: Int, for key: String) async throws -> Bool
+  /// The booking, if one was made; `nil` otherwise.
+  func reserve(_ permits: Int, for key: String, within maxDelay: Duration?) async throws -> StoreBooking?
+  /// The store's `retryAfter(_:for:)`.
+  func retryAfter(_ permits: Int, for key: String) async throws -> Duration?
+  /// The store's `decide(_:for:)`.
+  func decide(_ permits: Int, for key: String) async throws -> RateLimitDecision
+  /// The keys whose state differs from a fresh limiter's, now.
+  func count() async throws -> Int
+}
+
+/// A booking a store made: its instant and delay, and how to give it back.
+public struct StoreBooking: Sendable {
+  /// The booking's instant, on the store's clock.
+  public let time: Duration
+  /// Its instant minus the decision's.
+  public let delay: Duration
+  /// The booking's `cancel()`.
+  public let cancel: @Sendable () async throws -> Void
+
+  /// A booking at `time`, `delay` after its decision, given back by `cancel`.
+  public init(time: Duration, delay: Duration, cancel: @escaping @Sendable () async throws -> Void) {
+    (self.time, self.delay, self.cancel) = (time, delay, cancel)
+  }
+}
+
+/// The rule a scenario runs: N per T, as a strict sliding window or a token bucket of size B.
+public enum StoreRule: Sendable, Equatable {
+  /// A strict sliding window: at most `limit` permits in any window of length `per`.
+  case window(limit: Int, per: Duration)
+  /// A token bucket: `limit` permits refilled per `per`, up to `burst`.
+  case bucket(limit: Int, per: Duration, burst: Int)
+}

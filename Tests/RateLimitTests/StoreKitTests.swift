@@ -1,0 +1,41 @@
+import RateLimit
+import RateLimitStoreKit
+import Testing
+
+/// The store kit (RateLimitStoreKit) on the in-process store: `KeyedRateLimiter` gives every scenario's answers.
+/// RateLimitPostgresTests runs the same scenarios on `PostgresRateLimiter`.
+@Suite struct StoreKitTests {
+  struct InProcessStore: StoreUnderTest {
+    let limiter: KeyedRateLimiter<String>
+
+    init(_ rule: StoreRule, clock: KitClock) {
+      limiter =
+        switch rule {
+        case .window(let limit, let window): KeyedRateLimiter(limit: limit, per: window, clock: clock)
+        case .bucket(let limit, let window, let burst):
+          KeyedRateLimiter(limit: limit, per: window, burst: burst, clock: clock)
+        }
+    }
+
+    func tryAcquire(_ permits: Int, for key: String) -> Bool { limiter.tryAcquire(permits, for: key) }
+
+    func reserve(_ permits: Int, for key: String, within maxDelay: Duration?) -> StoreBooking? {
+      limiter.reserve(permits, for: key, within: maxDelay).map { booking in
+        StoreBooking(time: booking.time, delay: booking.delay) { booking.cancel() }
+      }
+    }
+
+    func retryAfter(_ permits: Int, for key: String) -> Duration? { limiter.retryAfter(permits, for: key) }
+
+    func decide(_ permits: Int, for key: String) -> RateLimitDecision { limiter.decide(permits, for: key) }
+
+    func count() -> Int { limiter.count }
+  }
+
+  @Test(arguments: StoreScenario.all) func keyedRateLimiterGivesTheKitsAnswers(_ scenario: StoreScenario) async throws {
+    let clock = KitClock()
+    let store = InProcessStore(scenario.rule, clock: clock)
+    let mismatches = try await scenario.mismatches(on: store, clock: clock)
+    #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
+  }
+}
