@@ -49,6 +49,36 @@ extension StoreScenario {
         .tryAcquire(.max, true), .tryAcquire(1, false), .retryAfter(1, .nanoseconds(1)), .advance(.seconds(1)),
         .tryAcquire(.max, true), .reserve(.max, Booked(at: .seconds(2), delay: .seconds(1))),
       ]),
+    StoreScenario(
+      "a bucket's booking ahead: nothing remains until it is granted", .bucket(limit: 1, per: .seconds(10), burst: 1),
+      [
+        .tryAcquire(1, true), .reserve(1, Booked(at: .seconds(10), delay: .seconds(10))),
+        .decide(1, .refused(remaining: 0, resetAfter: .seconds(20), retryAfter: .seconds(20))),
+        .advance(.seconds(10)), .decide(1, .refused(remaining: 0, resetAfter: .seconds(10), retryAfter: .seconds(10))),
+        .advance(.seconds(10)), .decide(1, .granted(remaining: 0, resetAfter: .seconds(10))), .count(1),
+        .advance(.seconds(10)), .count(0),
+      ]),
+    StoreScenario(
+      "cancelling a bucket's latest booking gives its permits back", .bucket(limit: 1, per: .seconds(10), burst: 1),
+      [
+        .tryAcquire(1, true), .reserve(1, Booked(at: .seconds(10), delay: .seconds(10))), .cancel(booking: 0),
+        .retryAfter(1, .seconds(10)), .advance(.seconds(10)), .tryAcquire(1, true), .cancel(booking: 0),
+        .tryAcquire(1, false),
+      ]),
+    StoreScenario(
+      "a zero-window bucket grants up to B at once", .bucket(limit: 1, per: .zero, burst: 3),
+      [
+        .tryAcquire(3, true), .tryAcquire(3, true), .tryAcquire(4, false), .retryAfter(3, .zero),
+        .decide(3, .granted(remaining: 3, resetAfter: .zero)),
+        .decide(4, .refused(remaining: 3, resetAfter: .zero, retryAfter: nil)), .count(0),
+      ]),
+    StoreScenario(
+      "a debt beyond the 292-year horizon books there", .bucket(limit: 1, per: .seconds(1_000_000_000), burst: .max),
+      [
+        .tryAcquire(.max, true), .retryAfter(1, .seconds(1_000_000_000)),
+        .reserve(.max, Booked(at: .nanoseconds(Int64.max), delay: .nanoseconds(Int64.max))), .tryAcquire(1, false),
+        .retryAfter(1, .nanoseconds(Int64.max)), .count(1),
+      ]),
   ]
 
   /// Every scenario: each store's suite runs them all.

@@ -74,5 +74,30 @@ extension StoreScenario {
         .tryAcquire(.max, true), .tryAcquire(1, false), .retryAfter(1, .seconds(10)), .advance(.seconds(10)),
         .tryAcquire(.max, true), .decide(1, .refused(remaining: 0, resetAfter: .seconds(10), retryAfter: .seconds(10))),
       ]),
+    StoreScenario(
+      "a booking ahead: nothing remains, and a step back moves it with the clock", .window(limit: 2, per: .seconds(10)),
+      [
+        .tryAcquire(2, true), .reserve(1, Booked(at: .seconds(10), delay: .seconds(10))),
+        .decide(1, .refused(remaining: 0, resetAfter: .seconds(20), retryAfter: .seconds(10))),
+        .advance(.seconds(2)), .retryAfter(2, .seconds(18)), .advance(.seconds(-50)), .retryAfter(1, .seconds(8)),
+        .reserve(1, Booked(at: .seconds(-40), delay: .seconds(8))), .tryAcquire(1, false), .advance(.seconds(8)),
+        .tryAcquire(1, false), .retryAfter(1, .seconds(10)), .count(1),
+      ]),
+    StoreScenario(
+      "within .zero is tryAcquire; a bound of any size books", .window(limit: 1, per: .seconds(10)),
+      [
+        .reserve(1, within: .zero, Booked(at: .zero, delay: .zero)), .reserve(1, within: .zero, nil),
+        .tryAcquire(1, false),
+        .reserve(1, within: .seconds(Int64.max), Booked(at: .seconds(10), delay: .seconds(10))),
+        .reserve(2, within: .seconds(Int64.max), nil),
+      ]),
+    StoreScenario(
+      "a window beyond the 292-year horizon books there", .window(limit: 1, per: .seconds(Int64.max)),
+      [
+        .tryAcquire(1, true), .tryAcquire(1, false), .retryAfter(1, .nanoseconds(Int64.max)),
+        .decide(
+          1, .refused(remaining: 0, resetAfter: .nanoseconds(Int64.max), retryAfter: .nanoseconds(Int64.max))),
+        .advance(.seconds(1_000_000)), .tryAcquire(1, false),
+      ]),
   ]
 }
