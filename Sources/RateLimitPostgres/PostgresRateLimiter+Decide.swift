@@ -72,10 +72,11 @@
 
     /// The public form of a decision's answer.
     func report(_ decision: Decision) -> RateLimitDecision {
-      RateLimitDecision(
-        isGranted: decision.booked, limit: capacity, window: window, remaining: Int(clamping: decision.remaining),
-        resetAfter: .nanoseconds(decision.restAt <= decision.now ? 0 : decision.restAt &- decision.now),
-        retryAfter: decision.booked ? nil : .nanoseconds(max(0, decision.time &- decision.now)))
+      PermitVerdict(
+        isGranted: decision.booked, remaining: Int(clamping: decision.remaining),
+        resetAfter: decision.restAt <= decision.now ? 0 : decision.restAt &- decision.now,
+        retryAfter: decision.booked ? nil : max(0, decision.time &- decision.now)
+      ).decision(limit: capacity, window: window)
     }
   }
 

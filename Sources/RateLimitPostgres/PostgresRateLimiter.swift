@@ -81,8 +81,10 @@
     let revocations = Revocations()
     /// Keys the database refused, answered here until they can grant again; `nil` with `localRefusals: false`.
     let localRefusals: LocalRefusals?
-    /// A sliding window's clock steps with `.clock(c)`: see ``nowSent``.
+    /// The steps back of `.clock(c)`: see ``nowSent``.
     let clockSteps = LockedValue(ClockSteps())
+    /// This process's `acquire`s waiting on `localClock`, moved back when it steps back.
+    let waiters: WaiterTimeline
     /// Whether `prepare()` has succeeded in this process (decisions prepare first until it has).
     let isPrepared = LockedValue(false)
 
@@ -116,6 +118,7 @@
       self.localRefusals = localRefusals ? LocalRefusals() : nil
       (self.time, self.whenUnavailable, self.timeout) = (time, whenUnavailable, timeout)
       (nameBytes, windowNanoseconds, localClock) = Self.checked(name, limit, window, nil, timeout, time)
+      waiters = WaiterTimeline(localClock)
     }
 
     /// Creates a token bucket: one permit every `window / limit` on average, up to `burst` at once; starts full.
@@ -141,6 +144,7 @@
       self.localRefusals = localRefusals ? LocalRefusals() : nil
       (self.time, self.whenUnavailable, self.timeout) = (time, whenUnavailable, timeout)
       (nameBytes, windowNanoseconds, localClock) = Self.checked(name, limit, window, burst, timeout, time)
+      waiters = WaiterTimeline(localClock)
     }
 
     private static func checked(
@@ -229,7 +233,9 @@
     public func acquire(_ permits: Int = 1, for key: String, within maxDelay: Duration? = nil) async throws {
       try Task.checkCancellation()
       let reservation: Reservation
-      switch try await request(permits, for: key, within: maxDelay) {
+      let outcome = try await request(permits, for: key, within: maxDelay)
+      let shift = waiters.currentShift
+      switch outcome {
       case .booked(let booked): reservation = booked
       case .exceedsCapacity: throw PostgresRateLimiterError.exceedsCapacity(requested: permits, capacity: capacity)
       case .exceedsMaxDelay(let delay):
@@ -249,7 +255,7 @@
       do {
         // `.clock(c)`: the booking's instant on c. `.database`: its delay, from now, on a ContinuousClock.
         let instant = time.clock == nil ? localClock.now + reservation.delay : reservation.time
-        try await waitUntilInstant(instant, on: localClock)
+        try await waitUntilInstant(instant, on: localClock, timeline: waiters, shift: shift)
       } catch {
         try? await reservation.cancel()
         throw error

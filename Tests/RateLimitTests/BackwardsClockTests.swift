@@ -1,4 +1,5 @@
 import Dispatch
+import RateLimitStoreKit
 import Testing
 
 @testable import RateLimit
@@ -6,25 +7,9 @@ import Testing
 /// A custom clock whose `now` is set back (a wall clock corrected by NTP, say). The limiters count the step as no
 /// time passing: they neither crash nor wait for the clock to catch up with where it was.
 @Suite struct BackwardsClockTests {
-  /// A ``ManualClock`` seen through a setting that can be moved back: `now` is the manual clock's time minus
-  /// `setBack`, and work is scheduled on the manual clock at the same real moment.
-  final class SetBackClock: RateLimitClock, @unchecked Sendable {
-    // @unchecked Sendable: `setBack` is only touched inside `lock.withLock`; `base` is Sendable.
-    let base = ManualClock()
-    private let lock = Lock()
-    private var setBack = Duration.zero
-
-    var now: Duration { base.now - lock.withLock { setBack } }
-
-    func schedule(at deadline: Duration, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
-      base.schedule(at: deadline + lock.withLock { setBack }, on: queue, work)
-    }
-
-    /// Sets the clock back by `jump`.
-    func goBack(by jump: Duration) {
-      lock.withLock { setBack += jump }
-    }
-  }
+  /// A ``ManualClock`` seen through a setting that can be moved back (the store kit's, which the PostgreSQL suite
+  /// uses too).
+  typealias SetBackClock = RateLimitStoreKit.SetBackClock
 
   static let hour = Duration.seconds(3_600)
   static let ms = Duration.milliseconds(1)

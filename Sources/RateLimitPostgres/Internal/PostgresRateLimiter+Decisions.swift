@@ -41,14 +41,15 @@
     /// "Now" as each statement is sent: `c.now` with `.clock(c)`, `NULL` (the database's clock) by default. A
     /// sliding window's readings go on the time line of ``clockSteps``: the key's instants then move back with a
     /// clock that steps back, as a `KeyedRateLimiter`'s do (a token bucket's take the step in in the database,
-    /// as Go's does).
+    /// as Go's does). A step noticed here moves this process's waiters back too (``waiters``).
     var nowSent: Int64? {
       guard let clock = time.clock else { return nil }
       let reading = wholeNanoseconds(clock.now, roundingUp: true)
-      guard burst == nil else { return reading }
       return clockSteps.withLock { steps in
-        _ = steps.read(reading)
-        return steps.onTimeLine(reading)
+        let jump = steps.read(reading)
+        // This process's waiters move back with the clock, as a `KeyedRateLimiter`'s do.
+        if jump > 0 { waiters.clockWentBack(by: jump) }
+        return burst == nil ? steps.onTimeLine(reading) : reading
       }
     }
 

@@ -1,16 +1,22 @@
 /// A rule's decision in whole nanoseconds, before it becomes a ``RateLimitDecision``: computed under the
-/// limiter's lock, from the state the decision left.
-struct PermitVerdict: Sendable, Equatable {
-  var isGranted: Bool
+/// limiter's lock, from the state the decision left, or read from the database's answer (`PostgresRateLimiter`),
+/// so that every store reports through this one form.
+package struct PermitVerdict: Sendable, Equatable {
+  package var isGranted: Bool
   /// Whole permits a request made now would get at once.
-  var remaining: Int
+  package var remaining: Int
   /// Nanoseconds until the key is at rest.
-  var resetAfter: Int64
+  package var resetAfter: Int64
   /// Refused and possible: nanoseconds until the same request would be granted.
-  var retryAfter: Int64?
+  package var retryAfter: Int64?
+
+  /// A verdict with every field given.
+  package init(isGranted: Bool, remaining: Int, resetAfter: Int64, retryAfter: Int64?) {
+    (self.isGranted, self.remaining, self.resetAfter, self.retryAfter) = (isGranted, remaining, resetAfter, retryAfter)
+  }
 
   /// The public form, with the rule's quota and window.
-  func decision(limit: Int, window: Duration) -> RateLimitDecision {
+  package func decision(limit: Int, window: Duration) -> RateLimitDecision {
     RateLimitDecision(
       isGranted: isGranted, limit: limit, window: window, remaining: remaining,
       resetAfter: .nanoseconds(resetAfter), retryAfter: retryAfter.map(Duration.nanoseconds))

@@ -3,9 +3,15 @@
 
 /// Waits as a ``RateLimiter`` waiter does: exactly one piece of work scheduled on `clock` until it reaches
 /// `instant` (so tests await ``ManualClock/waitUntilScheduled(atLeast:)`` before advancing), resumed on the
-/// waiters' own queue. Throws `CancellationError` at once if the calling task is cancelled first.
-package func waitUntilInstant(_ instant: Duration, on clock: some RateLimitClock) async throws {
-  try await waitForInstant(Nanoseconds.roundingUp(instant), on: PermitClock(clock)) {}
+/// waiters' own queue. Throws `CancellationError` at once if the calling task is cancelled first. With
+/// `timeline` (`shift`: its ``WaiterTimeline/currentShift`` when the booking was made), a clock that steps back
+/// moves the waiter back with it.
+package func waitUntilInstant(
+  _ instant: Duration, on clock: some RateLimitClock, timeline: WaiterTimeline? = nil, shift: Int64 = 0
+) async throws {
+  try await waitForInstant(
+    Nanoseconds.roundingUp(instant), on: PermitClock(clock), timeline: timeline.map { ($0, shift) }
+  ) {}
 }
 
 /// `duration` in whole nanoseconds as the permit rules count it: rounded up (`up`) or down, saturating at the

@@ -14,7 +14,9 @@
 ///
 /// Waiters are ordered by `instant + shift at booking`: the moved instant plus the limiter's total shift, a
 /// constant per waiter, so the heap's order never changes when the clock steps.
-final class WaiterTimeline: @unchecked Sendable {
+///
+/// `package`: a `PostgresRateLimiter` with `.clock(c)` keeps one too, its steps noticed as it reads `c`.
+package final class WaiterTimeline: @unchecked Sendable {
   // @unchecked Sendable: every stored property is only touched inside `lock.withLock`; `clock` is immutable.
   private struct Entry {
     /// The booking's instant plus the total shift when it was made.
@@ -40,8 +42,13 @@ final class WaiterTimeline: @unchecked Sendable {
     self.clock = clock
   }
 
+  /// The waiters of a limiter on `clock`.
+  package convenience init(_ clock: some RateLimitClock) {
+    self.init(clock: PermitClock(clock))
+  }
+
   /// The total shift, for a booking made now (read under the limiter's lock, with the step taken in).
-  var currentShift: Int64 { lock.withLock { shift } }
+  package var currentShift: Int64 { lock.withLock { shift } }
 
   /// Adds a waiter booked at `instant` when the total shift was `shift`. Drops resumed waiters from the top.
   func add(_ waiter: PermitWaiter, at instant: Int64, shift bookedShift: Int64) {
@@ -55,7 +62,7 @@ final class WaiterTimeline: @unchecked Sendable {
   }
 
   /// The clock went back by `jump` (called under the limiter's lock, where the step is noticed).
-  func clockWentBack(by jump: Int64) {
+  package func clockWentBack(by jump: Int64) {
     lock.withLock {
       shift = Nanoseconds.adding(shift, jump)
       while let top = heap.first, top.waiter.isDone { popTop() }
