@@ -193,6 +193,32 @@
 
 #if Postgres
   extension FaultTests {
+    /// A booking revoked under `.clock(c)` (its decision timed out, then ran) was given back at the database's
+    /// clock: the key's latest "now" became today's date in nanoseconds, decades past `c`, and its bookings all
+    /// left the window at once. Now a revocation leaves the key's "now" as it was.
+    @Test func aRevocationKeepsTheKeysClock() async throws {
+      _ = try await TestDatabase.withPrivateServer { configuration, server in
+        try await TestDatabase.withClient(configuration) { client in
+          let clock = ManualClock()
+          let limiter = PostgresRateLimiter(
+            client: client, name: "revoked", limit: 2, per: .seconds(10), time: .clock(clock), whenUnavailable: .allow,
+            timeout: .milliseconds(250), localRefusals: false)
+          try await limiter.prepare()
+          #expect(try await limiter.tryAcquire(for: "k"))
+          await server("freeze")
+          #expect(try await limiter.tryAcquire(for: "k"))  // the policy's answer
+          await server("thaw")
+          // The frozen statement runs now, and its booking is revoked.
+          for _ in 0..<100 where !limiter.revocations.isIdle { try await Task.sleep(for: .milliseconds(100)) }
+          #expect(limiter.revocations.isIdle)
+          let decision = try await limiter.decide(for: "k")
+          #expect(decision.isGranted)
+          #expect(decision.remaining == 0)  // the grant at 0 and this one, both in (-10 s, 0]
+          #expect(decision.resetAfter == .seconds(10))
+        }
+      }
+    }
+
     /// 28.3: a decision swept other keys' rows at rest (deleting them, row-locked to its end) before it wrote its
     /// own row, so two decisions that swept each other's keys waited for each other: 40P01 after a second. A
     /// session here is the other decision, in that old order: it deletes k1's row at rest, then writes k2's.

@@ -24,6 +24,9 @@
 
     private let state = LockedValue(State())
 
+    /// Whether none is waiting or being revoked (for tests).
+    var isIdle: Bool { state.withLock { $0.pending.isEmpty && !$0.isDraining } }
+
     func add(_ id: Int64, key: ByteBuffer, limiter: PostgresRateLimiter) {
       let start: Bool = state.withLock { state in
         if state.pending.count < Self.capacity { state.pending.append(Pending(id: id, key: key)) }

@@ -341,8 +341,11 @@
                       ELSE least(r.last + div(full_credit - r.tokens + p_limit - 1, p_limit), big)::bigint END,
                   CASE WHEN n = 0 THEN small ELSE least(r.times[n]::numeric + 1, big)::bigint END);
           END IF;
-          UPDATE ratelimit_keys SET latest = now_, rest_at = r.rest_at, times = r.times, permits = r.permits,
-              ids = r.ids, cum = r.cum, tokens = r.tokens, last = r.last, before_id = r.before_id
+          -- A revocation (p_force) keeps the key's "now": it reads the database's clock, which a limiter on a
+          -- clock of its own (`.clock(c)`) does not use.
+          UPDATE ratelimit_keys SET latest = CASE WHEN p_force THEN r.latest ELSE now_ END, rest_at = r.rest_at,
+              times = r.times, permits = r.permits, ids = r.ids, cum = r.cum, tokens = r.tokens, last = r.last,
+              before_id = r.before_id
               WHERE name = p_name AND key = p_key;
       END
       $f$;

@@ -15,7 +15,8 @@
     /// deploy. A `prepare()` never downgrades: it does nothing when the release stored is its own or newer.
     /// Release 6 changed only how `ratelimit_decide_many_v5` runs, not what it answers, so a release-5 process
     /// keeps working beside it. Release 7 changed what a token bucket answers after its clock steps back (as
-    /// `RateLimiter`'s, Go's rule), nothing else; the rows are as they were.
+    /// `RateLimiter`'s, Go's rule), and a revocation no longer moves a key's "now" to the database's clock; the
+    /// rows are as they were.
     static let version = 7
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
