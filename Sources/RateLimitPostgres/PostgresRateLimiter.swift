@@ -253,9 +253,13 @@
       }
       if reservation.delay <= .zero { return }
       do {
-        // `.clock(c)`: the booking's instant on c. `.database`: its delay, from now, on a ContinuousClock.
-        let instant = time.clock == nil ? localClock.now + reservation.delay : reservation.time
-        try await waitUntilInstant(instant, on: localClock, timeline: waiters, shift: shift)
+        // `.clock(c)`: the booking's instant on c, moved back if c steps back. `.database`: its delay, from now,
+        // on a ContinuousClock.
+        if time.clock == nil {
+          try await waitUntilInstant(localClock.now + reservation.delay, on: localClock)
+        } else {
+          try await waitUntilInstant(reservation.time, on: localClock, timeline: waiters, shift: shift)
+        }
       } catch {
         try? await reservation.cancel()
         throw error

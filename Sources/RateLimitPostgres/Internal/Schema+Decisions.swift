@@ -4,10 +4,10 @@
   /// the other, and the replay tests hold both to the same answers. Sums and products are `numeric`, so nothing
   /// overflows; instants saturate at the 292-year horizon as in Swift. A clock that steps back: a sliding
   /// window's "now" never goes below the key's latest (`PostgresRateLimiter` sends `.clock(c)`'s readings on a
-  /// time line that never goes back, as `RateLimiter` keeps them, so with `c` no step reaches the database); a token
-  /// bucket on `.clock(c)` takes the step in as Go's does (release 7); on the database's clock, its "now" never goes
-  /// below the key's latest either (a batch reads the clock before it holds the keys' locks). The store kit (Tests/RateLimitStoreKit) holds both rules, here
-  /// and in Swift, to one set of answers.
+  /// time line that never goes back, as `RateLimiter` keeps them, so with `c` no step reaches the database); a
+  /// token bucket on `.clock(c)` takes the step in as Go's does (release 7); on the database's clock, its "now"
+  /// never goes below the key's latest either (a batch reads the clock before it holds the keys' locks). The
+  /// store kit (Tests/RateLimitStoreKit) holds both rules, here and in Swift, to one set of answers.
   extension Schema {
     /// One decision on one key: `tryAcquire` and `decide` (mode 0), `reserve` (1) or `retryAfter` (2, reads
     /// only, takes no lock). Returns the instant the request is (or would be) booked for, the decision's "now",
