@@ -63,10 +63,10 @@
         decision.retryAfter = nil
         return decision
       } catch let error as Unavailable {
-        if case .throwError = whenUnavailable { throw error.error }
-        return RateLimitDecision(
+        let refusal = RateLimitDecision(
           isGranted: false, limit: capacity, window: window, remaining: 0, resetAfter: .zero, retryAfter: nil,
           isFallback: true)
+        return try answer(error, allow: refusal, deny: refusal) { _ in refusal }
       }
     }
 

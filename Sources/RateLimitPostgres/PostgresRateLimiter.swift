@@ -233,9 +233,7 @@
     public func acquire(_ permits: Int = 1, for key: String, within maxDelay: Duration? = nil) async throws {
       try Task.checkCancellation()
       let reservation: Reservation
-      let outcome = try await request(permits, for: key, within: maxDelay)
-      let shift = waiters.currentShift
-      switch outcome {
+      switch try await request(permits, for: key, within: maxDelay) {
       case .booked(let booked): reservation = booked
       case .exceedsCapacity: throw PostgresRateLimiterError.exceedsCapacity(requested: permits, capacity: capacity)
       case .exceedsMaxDelay(let delay):
@@ -258,7 +256,9 @@
         if time.clock == nil {
           try await waitUntilInstant(localClock.now + reservation.delay, on: localClock)
         } else {
-          try await waitUntilInstant(reservation.time, on: localClock, timeline: waiters, shift: shift)
+          // No suspension since the booking: the shift is still the one it was made at.
+          try await waitUntilInstant(
+            reservation.time, on: localClock, timeline: waiters, shift: waiters.currentShift)
         }
       } catch {
         try? await reservation.cancel()

@@ -19,6 +19,9 @@
       var restAt: Duration
       /// When the refused decision was sent.
       var madeAt: Duration
+
+      /// Whether it still holds at `now`: before `until`, and not before the clock went back behind `madeAt`.
+      func holds(at now: Duration) -> Bool { now < until && now >= madeAt }
     }
 
     static let capacity = 65_536
@@ -35,7 +38,7 @@
     func refusal(for key: String, at now: Duration) -> Refusal? {
       state.withLock { state in
         guard let refusal = state.refusals[key] else { return nil }
-        if now < refusal.until && now >= refusal.madeAt { return refusal }
+        if refusal.holds(at: now) { return refusal }
         state.refusals[key] = nil
         return nil
       }
@@ -47,7 +50,7 @@
       state.withLock { state in
         if state.refusals.count >= Self.capacity {
           if now < state.nextForget { return }
-          state.refusals = state.refusals.filter { now < $0.value.until && now >= $0.value.madeAt }
+          state.refusals = state.refusals.filter { $0.value.holds(at: now) }
           if state.refusals.count >= Self.capacity {
             state.nextForget = state.refusals.values.lazy.map(\.until).min() ?? now
             return
