@@ -38,7 +38,7 @@
           remainings bigint[] := '{}';
           rests bigint[] := '{}';
           blocks boolean[] := '{}';
-          batch_now bigint := coalesce(p_now, ratelimit_clock());
+          batch_now bigint;
       BEGIN
           PERFORM set_config('lock_timeout', p_lock_timeout, true);
           FOR lock_key IN SELECT DISTINCT ratelimit_lock_key(p_name, x.key)
@@ -55,6 +55,10 @@
                   END IF;
               END IF;
           END LOOP;
+          -- The database's clock, read once its keys' locks are held (release 7): never behind a key's latest
+          -- "now", which a decision that held the lock before wrote, so an earlier reading is never taken for a
+          -- step back of the clock.
+          batch_now := coalesce(p_now, ratelimit_clock());
           FOR j IN 1..m LOOP
               IF cardinality(blocked) > 0 AND p_modes[j] <> 2
                       AND ratelimit_lock_key(p_name, p_keys[j]) = ANY (blocked) THEN

@@ -5,8 +5,8 @@
   /// overflows; instants saturate at the 292-year horizon as in Swift. A clock that steps back: a sliding
   /// window's "now" never goes below the key's latest (`PostgresRateLimiter` sends `.clock(c)`'s readings on a
   /// time line that never goes back, as `RateLimiter` keeps them, so with `c` no step reaches the database); a
-  /// token bucket on `.clock(c)` takes the step in as Go's does (release 7); on the database's clock, its "now"
-  /// never goes below the key's latest either (a batch reads the clock before it holds the keys' locks). The
+  /// token bucket takes the step in as Go's does (release 7). A batch reads the database's clock once it holds
+  /// its keys' locks, so a reading behind a key's latest is a step of the clock, never a race. The
   /// store kit (Tests/RateLimitStoreKit) holds both rules, here and in Swift, to one set of answers.
   extension Schema {
     /// One decision on one key: `tryAcquire` and `decide` (mode 0), `reserve` (1) or `retryAfter` (2, reads
@@ -63,9 +63,9 @@
           END IF;
           o_now := coalesce(p_now, ratelimit_clock());
           IF p_burst IS NULL OR p_now IS NULL THEN
-              -- "Now" never goes behind the key's latest: a decision that read the database's clock before it
-              -- held the key's lock (a batch reads it once) is not a step back. A sliding window's `.clock(c)`
-              -- readings come on a time line that never goes back (PostgresRateLimiter.nowSent).
+              -- "Now" never goes behind the key's latest (a sliding window's `.clock(c)` readings come on a time
+              -- line that never goes back: PostgresRateLimiter.nowSent). A batch or a joint decision reads the
+              -- database's clock once it holds its keys' locks, so its "now" is never behind either.
               o_now := greatest(o_now, r.latest);
           ELSIF o_now < r.latest THEN
               -- Token bucket, `.clock(c)` stepped back since the key's latest decision: as Go's, the credit counts
@@ -223,7 +223,7 @@
           nows bigint[] := '{}';
           remainings bigint[] := '{}';
           rests bigint[] := '{}';
-          joint_now bigint := coalesce(p_now, ratelimit_clock());
+          joint_now bigint;
       BEGIN
           IF p_lock_timeout IS NOT NULL THEN
               PERFORM set_config('lock_timeout', p_lock_timeout, true);
@@ -231,6 +231,8 @@
           FOR lock_key IN SELECT DISTINCT ratelimit_lock_key(nm, p_key) FROM unnest(p_names) AS nm ORDER BY 1 LOOP
               PERFORM pg_advisory_xact_lock(lock_key);
           END LOOP;
+          -- The database's clock, read once every key's lock is held (as in a batch).
+          joint_now := coalesce(p_now, ratelimit_clock());
           BEGIN
               FOR j IN 1..m LOOP
                   d := ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
