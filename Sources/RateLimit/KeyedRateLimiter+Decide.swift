@@ -16,19 +16,19 @@ extension KeyedRateLimiter {
   /// - Returns: The decision; ``RateLimitDecision`` shows what each field means for each rule.
   @_specialize(where Key == String)
   public func decide(_ permits: Int = 1, for key: Key) -> RateLimitDecision {
-    requirePositive(permits, "permits", of: "KeyedRateLimiter")
-    return store.decide(permits, for: key, undoable: false).0.decision(limit: burst ?? limit, window: window)
+    door.check(permits)
+    return door.report(store.decide(permits, for: key, undoable: false).0)
   }
 
   /// A decision that can be taken back exactly, for a caller that grants only if several limiters all grant
   /// (RateLimitHTTP's policies). Not for apps: use ``decide(_:for:)``.
   public func _decideUndoably(_ permits: Int, for key: Key) -> _UndoableDecision {
-    requirePositive(permits, "permits", of: "KeyedRateLimiter")
+    door.check(permits)
     let (verdict, booking) = store.decide(permits, for: key, undoable: true)
-    let decision = verdict.decision(limit: burst ?? limit, window: window)
+    let decision = door.report(verdict)
     guard verdict.isGranted, let booking else { return _UndoableDecision(decision, undo: nil) }
-    return _UndoableDecision(decision) { [store, limit, burst, window] in
-      var after = store.undo(booking, for: key, permits: permits).decision(limit: burst ?? limit, window: window)
+    return _UndoableDecision(decision) { [store, door] in
+      var after = door.report(store.undo(booking, for: key, permits: permits))
       after.isGranted = true
       return after
     }

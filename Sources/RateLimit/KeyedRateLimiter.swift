@@ -22,17 +22,19 @@
 /// `time` and `delay` report at most the horizon), and never overflows into "allow everything".
 public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
   /// N, per key.
-  public let limit: Int
+  public var limit: Int { door.limit }
   /// T. `.zero`: no limiting; every key is always fresh.
-  public let window: Duration
+  public var window: Duration { door.window }
   /// B, per key; `nil` for strict sliding windows.
-  public let burst: Int?
+  public var burst: Int? { door.burst }
+  /// The parameters, the checks of every request, and `acquire`: written once for every limiter of permits.
+  let door: PermitFrontDoor
   let store: Store
 
   /// The two stores, each concrete so that its code is specialized for its rule. The entry points are also
   /// specialized (`@_specialize`) for `String` and `Int` keys: the generic body, which other key types run, calls
   /// the rule and the dictionary through witness tables and is about 5 times slower.
-  enum Store: Sendable {
+  enum Store: InProcessPermitStore {
     case window(KeyedPermitStore<Key, SlidingWindow<KeyedWindowLog>>)
     case bucket(KeyedPermitStore<Key, TokenBucket>)
 
@@ -93,10 +95,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
   ///   - window: T; must not be negative.
   ///   - clock: Time source and timer, shared by every key.
   public init(limit: Int, per window: Duration, clock: some RateLimitClock = .dispatch) {
-    requirePermitParameters(limit: limit, window: window, burst: nil, of: "KeyedRateLimiter")
-    self.limit = limit
-    self.window = window
-    self.burst = nil
+    door = PermitFrontDoor(limit: limit, window: window, burst: nil, of: "KeyedRateLimiter")
     let rule = SlidingWindow<KeyedWindowLog>(limit: limit, window: Nanoseconds.window(window))
     store = .window(KeyedPermitStore(rule: rule, isUnlimited: window == .zero, clock: PermitClock(clock)))
   }
@@ -109,10 +108,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
   ///   - burst: B, at least 1.
   ///   - clock: Time source and timer, shared by every key.
   public init(limit: Int, per window: Duration, burst: Int, clock: some RateLimitClock = .dispatch) {
-    requirePermitParameters(limit: limit, window: window, burst: burst, of: "KeyedRateLimiter")
-    self.limit = limit
-    self.window = window
-    self.burst = burst
+    door = PermitFrontDoor(limit: limit, window: window, burst: burst, of: "KeyedRateLimiter")
     let rule = TokenBucket(limit: Int64(limit), window: Nanoseconds.window(window), burst: burst)
     store = .bucket(KeyedPermitStore(rule: rule, isUnlimited: window == .zero, clock: PermitClock(clock)))
   }
@@ -124,7 +120,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
   @_specialize(where Key == String)
   @_specialize(where Key == Int)
   public func tryAcquire(_ permits: Int = 1, for key: Key) -> Bool {
-    requirePositive(permits, "permits", of: "KeyedRateLimiter")
+    door.check(permits)
     return store.tryAcquire(permits, for: key)
   }
 
@@ -132,27 +128,21 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
   @_specialize(where Key == String)
   @_specialize(where Key == Int)
   public func reserve(_ permits: Int = 1, for key: Key, within maxDelay: Duration? = nil) -> RateLimiter.Reservation? {
-    requirePositive(permits, "permits", of: "KeyedRateLimiter")
-    if let maxDelay { requireNonNegative(maxDelay, "maxDelay", of: "KeyedRateLimiter") }
+    door.check(permits, within: maxDelay)
     guard case .booked(let booking, let now, _) = store.reserve(permits, for: key, within: maxDelay) else { return nil }
     return RateLimiter.Reservation(booking, madeAt: now, canceller: store.canceller(for: key))
   }
 
   /// ``RateLimiter/acquire(_:within:)`` for `key`: waits its turn among that key's requests.
   public func acquire(_ permits: Int = 1, for key: Key, within maxDelay: Duration? = nil) async throws {
-    requirePositive(permits, "permits", of: "KeyedRateLimiter")
-    if let maxDelay { requireNonNegative(maxDelay, "maxDelay", of: "KeyedRateLimiter") }
-    try Task.checkCancellation()
-    try await awaitBooking(
-      store.reserve(permits, for: key, within: maxDelay), requested: permits, maxDelay: maxDelay,
-      clock: store.clock, canceller: store.canceller(for: key), timeline: store.waiters)
+    try await door.acquire(permits, for: key, within: maxDelay, from: store)
   }
 
   /// ``RateLimiter/retryAfter(_:)`` for `key`: what a 429's `Retry-After` should say.
   @_specialize(where Key == String)
   @_specialize(where Key == Int)
   public func retryAfter(_ permits: Int = 1, for key: Key) -> Duration? {
-    requirePositive(permits, "permits", of: "KeyedRateLimiter")
+    door.check(permits)
     return store.retryAfter(permits, for: key).map(Duration.nanoseconds)
   }
 

@@ -12,12 +12,12 @@ extension RateLimiter {
   /// - Returns: The decision; ``RateLimitDecision`` shows what each field means for each rule.
   /// - Complexity: As ``tryAcquire(_:)``, plus O(bookings in the window) for a sliding window's `remaining`.
   public func decide(_ permits: Int = 1) -> RateLimitDecision {
-    requirePositive(permits, "permits", of: "RateLimiter")
+    door.check(permits)
     let verdict: PermitVerdict =
       switch core {
       case .window(let core): core.decide(permits)
       case .bucket(let core): core.decide(permits)
       }
-    return verdict.decision(limit: burst ?? limit, window: window)
+    return door.report(verdict)
   }
 }

@@ -45,19 +45,24 @@
 /// the tasks, `await clock.waitUntilScheduled(atLeast: k)`, then advance.
 public final class RateLimiter: Sendable {
   /// N: at most this many permits per ``window`` (sliding window), or the refill rate per ``window`` (bucket).
-  public let limit: Int
+  public var limit: Int { door.limit }
   /// T. `.zero`: no limiting (any request up to the capacity is granted at once).
-  public let window: Duration
+  public var window: Duration { door.window }
   /// B, the bucket's size; `nil` for a strict sliding window.
-  public let burst: Int?
+  public var burst: Int? { door.burst }
+  /// The parameters, the checks of every request, and `acquire`: written once for every limiter of permits.
+  let door: PermitFrontDoor
   /// The rule's state behind its lock: a sliding window's or a token bucket's.
   let core: Core
 
   /// The two cores, each concrete so that its code is specialized (an existential over the generic core would run
   /// unspecialized generic code on every call: 6 times the cost).
-  enum Core: Sendable {
+  enum Core: InProcessPermitStore {
     case window(PermitCore<SlidingWindow<BookingLog>>)
     case bucket(PermitCore<TokenBucket>)
+
+    /// One key: the limiter's.
+    typealias Key = Void
 
     var clock: PermitClock {
       switch self {
@@ -73,7 +78,7 @@ public final class RateLimiter: Sendable {
       }
     }
 
-    var canceller: any BookingCanceller {
+    func canceller(for _: Void) -> any BookingCanceller {
       switch self {
       case .window(let core): core
       case .bucket(let core): core
@@ -87,7 +92,7 @@ public final class RateLimiter: Sendable {
       }
     }
 
-    func reserve(_ permits: Int, within maxDelay: Duration?) -> BookingOutcome {
+    func reserve(_ permits: Int, for _: Void, within maxDelay: Duration?) -> BookingOutcome {
       switch self {
       case .window(let core): core.reserve(permits, within: maxDelay)
       case .bucket(let core): core.reserve(permits, within: maxDelay)
@@ -112,10 +117,7 @@ public final class RateLimiter: Sendable {
   ///   - window: T; must not be negative. `.zero` means no limiting.
   ///   - clock: Time source and timer; the real ``DispatchClock`` by default, a ``ManualClock`` in tests.
   public init(limit: Int, per window: Duration, clock: some RateLimitClock = .dispatch) {
-    requirePermitParameters(limit: limit, window: window, burst: nil, of: "RateLimiter")
-    self.limit = limit
-    self.window = window
-    self.burst = nil
+    door = PermitFrontDoor(limit: limit, window: window, burst: nil, of: "RateLimiter")
     let rule = SlidingWindow<BookingLog>(limit: limit, window: Nanoseconds.window(window))
     core = .window(PermitCore(rule: rule, isUnlimited: window == .zero, clock: PermitClock(clock)))
   }
@@ -130,10 +132,7 @@ public final class RateLimiter: Sendable {
   ///   - burst: B, the bucket's size and the most one request can take; at least 1.
   ///   - clock: Time source and timer; the real ``DispatchClock`` by default.
   public init(limit: Int, per window: Duration, burst: Int, clock: some RateLimitClock = .dispatch) {
-    requirePermitParameters(limit: limit, window: window, burst: burst, of: "RateLimiter")
-    self.limit = limit
-    self.window = window
-    self.burst = burst
+    door = PermitFrontDoor(limit: limit, window: window, burst: burst, of: "RateLimiter")
     let rule = TokenBucket(limit: Int64(limit), window: Nanoseconds.window(window), burst: burst)
     core = .bucket(PermitCore(rule: rule, isUnlimited: window == .zero, clock: PermitClock(clock)))
   }
@@ -149,7 +148,7 @@ public final class RateLimiter: Sendable {
   ///   later booking: no request overtakes a waiting one.
   /// - Complexity: O(1) amortized: one lock, one clock read, no allocation once warm.
   public func tryAcquire(_ permits: Int = 1) -> Bool {
-    requirePositive(permits, "permits", of: "RateLimiter")
+    door.check(permits)
     return core.tryAcquire(permits)
   }
 
@@ -170,10 +169,11 @@ public final class RateLimiter: Sendable {
   ///   capacity) or not within `maxDelay`.
   /// - Complexity: O(1) for a token bucket; O(bookings in the window) for a sliding window.
   public func reserve(_ permits: Int = 1, within maxDelay: Duration? = nil) -> Reservation? {
-    requirePositive(permits, "permits", of: "RateLimiter")
-    if let maxDelay { requireNonNegative(maxDelay, "maxDelay", of: "RateLimiter") }
-    guard case .booked(let booking, let now, _) = core.reserve(permits, within: maxDelay) else { return nil }
-    return Reservation(booking, madeAt: now, canceller: core.canceller)
+    door.check(permits, within: maxDelay)
+    guard case .booked(let booking, let now, _) = core.reserve(permits, for: (), within: maxDelay) else {
+      return nil
+    }
+    return Reservation(booking, madeAt: now, canceller: core.canceller(for: ()))
   }
 
   /// Waits for its turn, then returns with the permits granted.
@@ -190,12 +190,7 @@ public final class RateLimiter: Sendable {
   ///   back), ``RateLimiterError/exceedsCapacity(requested:capacity:)`` or
   ///   ``RateLimiterError/exceedsMaxDelay(delay:maxDelay:)`` at once, with nothing booked.
   public func acquire(_ permits: Int = 1, within maxDelay: Duration? = nil) async throws {
-    requirePositive(permits, "permits", of: "RateLimiter")
-    if let maxDelay { requireNonNegative(maxDelay, "maxDelay", of: "RateLimiter") }
-    try Task.checkCancellation()
-    try await awaitBooking(
-      core.reserve(permits, within: maxDelay), requested: permits, maxDelay: maxDelay, clock: core.clock,
-      canceller: core.canceller, timeline: core.waiters)
+    try await door.acquire(permits, for: (), within: maxDelay, from: core)
   }
 
   /// How long a request made now would wait: the `delay` ``reserve(_:within:)`` would give, without booking.
@@ -206,7 +201,7 @@ public final class RateLimiter: Sendable {
   ///
   /// - Returns: `.zero` if granted now; `nil` if it never can be (more than the capacity).
   public func retryAfter(_ permits: Int = 1) -> Duration? {
-    requirePositive(permits, "permits", of: "RateLimiter")
+    door.check(permits)
     return core.retryAfter(permits).map(Duration.nanoseconds)
   }
 

@@ -18,12 +18,11 @@
     /// - Throws: ``PostgresRateLimiterError/invalidKey(reason:)`` (more than 1,024 UTF-8 bytes) without a round
     ///   trip; ``PostgresRateLimiterError/unavailable(underlying:)`` under `.throwError`.
     public func decide(_ permits: Int = 1, for key: String) async throws -> RateLimitDecision {
-      requirePositive(permits, "permits")
+      door.check(permits)
       let keyBytes = try Self.keyBytes(key)
       if isUnlimited {
-        return RateLimitDecision(
-          isGranted: permits <= capacity, limit: capacity, window: window, remaining: capacity, resetAfter: .zero,
-          retryAfter: nil)
+        return door.report(
+          PermitVerdict(isGranted: permits <= capacity, remaining: capacity, resetAfter: 0, retryAfter: nil))
       }
       if permits > capacity { return try await reportRefusingAboveCapacity(permits, key: keyBytes) }
       // A local refusal knows the wait for one permit only: a larger request goes to the database.
@@ -39,12 +38,7 @@
       } catch let error as Unavailable {
         return try answer(
           error,
-          allow: RateLimitDecision(
-            isGranted: true, limit: capacity, window: window, remaining: capacity, resetAfter: .zero,
-            retryAfter: nil, isFallback: true),
-          deny: RateLimitDecision(
-            isGranted: false, limit: capacity, window: window, remaining: 0, resetAfter: .zero, retryAfter: nil,
-            isFallback: true)
+          allow: policyDecision(granted: true), deny: policyDecision(granted: false)
         ) { local in
           var decision = local.decide(permits, for: key)
           decision.isFallback = true
@@ -63,20 +57,25 @@
         decision.retryAfter = nil
         return decision
       } catch let error as Unavailable {
-        let refusal = RateLimitDecision(
-          isGranted: false, limit: capacity, window: window, remaining: 0, resetAfter: .zero, retryAfter: nil,
-          isFallback: true)
+        let refusal = policyDecision(granted: false)
         return try answer(error, allow: refusal, deny: refusal) { _ in refusal }
       }
     }
 
-    /// The public form of a decision's answer.
+    /// The public form of a decision's answer (the core's, ``PermitFrontDoor``).
     func report(_ decision: Decision) -> RateLimitDecision {
-      PermitVerdict(
-        isGranted: decision.booked, remaining: Int(clamping: decision.remaining),
-        resetAfter: decision.restAt <= decision.now ? 0 : decision.restAt &- decision.now,
-        retryAfter: decision.booked ? nil : max(0, decision.time &- decision.now)
-      ).decision(limit: capacity, window: window)
+      door.report(
+        PermitVerdict(
+          isGranted: decision.booked, remaining: Int(clamping: decision.remaining),
+          resetAfter: decision.restAt <= decision.now ? 0 : decision.restAt &- decision.now,
+          retryAfter: decision.booked ? nil : max(0, decision.time &- decision.now)))
+    }
+
+    /// What `.allow` and `.deny` answer when the database cannot: nothing known of the key, `isFallback` set.
+    private func policyDecision(granted: Bool) -> RateLimitDecision {
+      var decision = door.reportWithoutState(granted: granted)
+      decision.isFallback = true
+      return decision
     }
   }
 

@@ -53,11 +53,11 @@
     /// The namespace of the keys: limiters with the same `name` share their keys' state.
     public let name: String
     /// N: at most this many permits per ``window`` (sliding window), or the refill rate per ``window`` (bucket).
-    public let limit: Int
+    public var limit: Int { door.limit }
     /// T. `.zero`: no limiting (any request up to the capacity is granted at once, without a round trip).
-    public let window: Duration
+    public var window: Duration { door.window }
     /// B, the bucket's size; `nil` for a strict sliding window.
-    public let burst: Int?
+    public var burst: Int? { door.burst }
     /// Where "now" comes from.
     public let time: Time
     /// What a decision does when the database cannot answer within ``timeout``.
@@ -65,6 +65,8 @@
     /// The longest a decision waits for the database.
     public let timeout: Duration
 
+    /// The parameters, the checks of every request, and `acquire`: the core's, as for `KeyedRateLimiter`.
+    let door: PermitFrontDoor
     let client: PostgresClient
     let nameBytes: ByteBuffer
     /// T as the rules count it: whole nanoseconds, rounded up, at least 1.
@@ -92,8 +94,8 @@
     /// benchmarks count beside the decisions made.
     @_spi(RateLimitIntegration) public var _statementsSent: Int { coalescer.counts.statements }
 
-    var capacity: Int { burst ?? limit }
-    var isUnlimited: Bool { window == .zero }
+    var capacity: Int { door.capacity }
+    var isUnlimited: Bool { door.isUnlimited }
 
     /// Creates a strict sliding window: never more than `limit` permits for a key in any window of length
     /// `window`.
@@ -114,10 +116,10 @@
       whenUnavailable: WhenUnavailable = .throwError, timeout: Duration = .milliseconds(250),
       localRefusals: Bool = true
     ) {
-      (self.client, self.name, self.limit, self.window, self.burst) = (client, name, limit, window, nil)
+      (self.client, self.name) = (client, name)
       self.localRefusals = localRefusals ? LocalRefusals() : nil
       (self.time, self.whenUnavailable, self.timeout) = (time, whenUnavailable, timeout)
-      (nameBytes, windowNanoseconds, localClock) = Self.checked(name, limit, window, nil, timeout, time)
+      (door, nameBytes, windowNanoseconds, localClock) = Self.checked(name, limit, window, nil, timeout, time)
       waiters = WaiterTimeline(localClock)
     }
 
@@ -140,23 +142,23 @@
       whenUnavailable: WhenUnavailable = .throwError, timeout: Duration = .milliseconds(250),
       localRefusals: Bool = true
     ) {
-      (self.client, self.name, self.limit, self.window, self.burst) = (client, name, limit, window, burst)
+      (self.client, self.name) = (client, name)
       self.localRefusals = localRefusals ? LocalRefusals() : nil
       (self.time, self.whenUnavailable, self.timeout) = (time, whenUnavailable, timeout)
-      (nameBytes, windowNanoseconds, localClock) = Self.checked(name, limit, window, burst, timeout, time)
+      (door, nameBytes, windowNanoseconds, localClock) = Self.checked(name, limit, window, burst, timeout, time)
       waiters = WaiterTimeline(localClock)
     }
 
     private static func checked(
       _ name: String, _ limit: Int, _ window: Duration, _ burst: Int?, _ timeout: Duration, _ time: Time
-    ) -> (ByteBuffer, Int64, any RateLimitClock) {
-      requirePermitParameters(limit: limit, window: window, burst: burst, of: "PostgresRateLimiter")
-      requireNonNegative(timeout, "timeout")
+    ) -> (PermitFrontDoor, ByteBuffer, Int64, any RateLimitClock) {
+      let door = PermitFrontDoor(limit: limit, window: window, burst: burst, of: "PostgresRateLimiter")
+      requireNonNegative(timeout, "timeout", of: "PostgresRateLimiter")
       if name.utf8.count > maximumKeyLength {
         fatalError("PostgresRateLimiter: name must be at most 1,024 UTF-8 bytes, got name of \(name.utf8.count)")
       }
       let nanoseconds = max(1, wholeNanoseconds(window, roundingUp: true))
-      return (ByteBuffer(string: name), nanoseconds, time.clock ?? SwiftClock(ContinuousClock()))
+      return (door, ByteBuffer(string: name), nanoseconds, time.clock ?? SwiftClock(ContinuousClock()))
     }
 
     /// Creates the table and functions it needs if they are missing (or migrates older ones), in the connection's
@@ -186,7 +188,7 @@
     /// - Complexity: At most one round trip: sent at once when none of this limiter's statements is in flight,
     ///   else in the next statement with every decision that arrived meanwhile (see ``PostgresRateLimiter``).
     public func tryAcquire(_ permits: Int = 1, for key: String) async throws -> Bool {
-      requirePositive(permits, "permits")
+      door.check(permits)
       let keyBytes = try Self.keyBytes(key)
       if permits > capacity { return false }
       if isUnlimited { return true }
@@ -211,6 +213,7 @@
     public func reserve(_ permits: Int = 1, for key: String, within maxDelay: Duration? = nil) async throws
       -> Reservation?
     {
+      door.check(permits, within: maxDelay)
       switch try await request(permits, for: key, within: maxDelay) {
       case .booked(let reservation): return reservation
       case .exceedsCapacity, .exceedsMaxDelay, .denied: return nil
@@ -231,39 +234,7 @@
     ///   ``PostgresRateLimiterError/exceedsMaxDelay(delay:maxDelay:)`` at once, nothing booked;
     ///   ``PostgresRateLimiterError/unavailable(underlying:)`` with `.throwError` or `.deny`.
     public func acquire(_ permits: Int = 1, for key: String, within maxDelay: Duration? = nil) async throws {
-      try Task.checkCancellation()
-      let reservation: Reservation
-      switch try await request(permits, for: key, within: maxDelay) {
-      case .booked(let booked): reservation = booked
-      case .exceedsCapacity: throw PostgresRateLimiterError.exceedsCapacity(requested: permits, capacity: capacity)
-      case .exceedsMaxDelay(let delay):
-        throw PostgresRateLimiterError.exceedsMaxDelay(delay: delay, maxDelay: maxDelay ?? .zero)
-      case .denied(let error): throw error
-      case .fallback(let local):
-        // The local limiter books and waits on its own clock.
-        do {
-          return try await local.acquire(permits, for: key, within: maxDelay)
-        } catch RateLimiterError.exceedsCapacity(let requested, let capacity) {
-          throw PostgresRateLimiterError.exceedsCapacity(requested: requested, capacity: capacity)
-        } catch RateLimiterError.exceedsMaxDelay(let delay, let maxDelay) {
-          throw PostgresRateLimiterError.exceedsMaxDelay(delay: delay, maxDelay: maxDelay)
-        }
-      }
-      if reservation.delay <= .zero { return }
-      do {
-        // `.clock(c)`: the booking's instant on c, moved back if c steps back. `.database`: its delay, from now,
-        // on a ContinuousClock.
-        if time.clock == nil {
-          try await waitUntilInstant(localClock.now + reservation.delay, on: localClock)
-        } else {
-          // No suspension since the booking: the shift is still the one it was made at.
-          try await waitUntilInstant(
-            reservation.time, on: localClock, timeline: waiters, shift: waiters.currentShift)
-        }
-      } catch {
-        try? await reservation.cancel()
-        throw error
-      }
+      try await door.acquire(permits, for: key, within: maxDelay, from: Store(limiter: self))
     }
 
     /// How long a request for `permits` made now for `key` would wait: the `delay` ``reserve(_:for:within:)``
@@ -272,7 +243,7 @@
     /// - Returns: `nil` if it never can be (more than the capacity); when the database cannot answer, as
     ///   ``whenUnavailable`` says (`.allow`: `.zero`; `.deny`: `nil`).
     public func retryAfter(_ permits: Int = 1, for key: String) async throws -> Duration? {
-      requirePositive(permits, "permits")
+      door.check(permits)
       let keyBytes = try Self.keyBytes(key)
       if permits > capacity { return nil }
       if isUnlimited { return .zero }
@@ -320,9 +291,8 @@
       case fallback(KeyedRateLimiter<String>)
     }
 
+    /// `permits` and `maxDelay` are checked already (``PermitFrontDoor``).
     func request(_ permits: Int, for key: String, within maxDelay: Duration?) async throws -> Outcome {
-      requirePositive(permits, "permits")
-      if let maxDelay { requireNonNegative(maxDelay, "maxDelay") }
       let keyBytes = try Self.keyBytes(key)
       if permits > capacity { return .exceedsCapacity }
       if isUnlimited { return .booked(Reservation(permits: permits, key: key, at: localNow())) }

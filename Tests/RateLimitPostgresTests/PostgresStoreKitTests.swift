@@ -46,6 +46,21 @@
       }
 
       func count() async throws -> Int { try await limiter.count() }
+
+      func acquire(_ permits: Int, for key: String, within maxDelay: Duration?) async -> Acquired {
+        do {
+          try await limiter.acquire(permits, for: key, within: maxDelay)
+          return .returned
+        } catch PostgresRateLimiterError.exceedsCapacity(let requested, let capacity) {
+          return .exceedsCapacity(requested: requested, capacity: capacity)
+        } catch PostgresRateLimiterError.exceedsMaxDelay(let delay, let maxDelay) {
+          return .exceedsMaxDelay(delay: delay, maxDelay: maxDelay)
+        } catch is CancellationError {
+          return .cancelled
+        } catch {
+          return .failed("\(error)")
+        }
+      }
     }
 
     @Test(arguments: StoreScenario.all, [true, false])

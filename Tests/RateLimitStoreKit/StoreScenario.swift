@@ -38,6 +38,13 @@ public enum StoreStep: Sendable {
   case reserve(Int, key: String = "a", within: Duration? = nil, Booked?)
   case retryAfter(Int, key: String = "a", Duration?)
   case decide(Int, key: String = "a", Reported)
+  /// `acquire` on a task of its own, which must end without waiting (the kit's clock runs no timer).
+  case acquire(Int, key: String = "a", within: Duration? = nil, Acquired)
+  /// `acquire` on a task cancelled before it starts: `CancellationError`, and nothing booked.
+  case acquireOnACancelledTask(Int, key: String = "a")
+  /// `acquire` that must wait: once it has scheduled its timer its task is cancelled, and it must throw
+  /// `CancellationError` having given its booking back.
+  case acquireCancelledWhileWaiting(Int, key: String = "a")
   /// Cancels the scenario's `booking`-th booking (counting from 0, in the order they were made).
   case cancel(booking: Int)
   case count(Int)
@@ -93,6 +100,8 @@ extension StoreScenario {
   public func mismatches(on store: some StoreUnderTest, clock: KitClock) async throws -> [String] {
     var mismatches: [String] = []
     var bookings: [StoreBooking?] = []
+    /// The work scheduled by acquires that waited (their timers): the only work a scenario schedules.
+    var expectedScheduled = 0
     func check<Value: Equatable>(_ index: Int, _ step: String, _ expected: Value, _ got: Value) {
       if got != expected { mismatches.append("step \(index) (\(step)): expected \(expected), got \(got)") }
     }
@@ -121,11 +130,58 @@ extension StoreScenario {
         try await bookings[booking]?.cancel()
       case .count(let expected):
         check(index, "count", expected, try await store.count())
+      case .acquire(let permits, let key, let maxDelay, let expected):
+        let (got, waited) = await Self.acquire(permits, for: key, within: maxDelay, on: store, clock: clock)
+        check(index, "acquire(\(permits)) for \(key) within \(maxDelay.map { "\($0)" } ?? "nil")", expected, got)
+        check(index, "acquire(\(permits)) for \(key) waited", false, waited)
+      case .acquireOnACancelledTask(let permits, let key):
+        let got = await Task {
+          withUnsafeCurrentTask { $0?.cancel() }
+          return await store.acquire(permits, for: key, within: nil)
+        }.value
+        check(index, "acquire(\(permits)) for \(key) on a cancelled task", Acquired.cancelled, got)
+      case .acquireCancelledWhileWaiting(let permits, let key):
+        let (got, waited) = await Self.acquire(permits, for: key, within: nil, on: store, clock: clock)
+        expectedScheduled = clock.scheduledCount
+        check(index, "acquire(\(permits)) for \(key) cancelled while waiting", Acquired.cancelled, got)
+        check(index, "acquire(\(permits)) for \(key) waited", true, waited)
       }
     }
-    if clock.scheduledCount != 0 {
-      mismatches.append("scheduled \(clock.scheduledCount) pieces of work; decisions schedule nothing")
+    if clock.scheduledCount != expectedScheduled {
+      mismatches.append(
+        "scheduled \(clock.scheduledCount) pieces of work, \(expectedScheduled) of them by acquires that waited; "
+          + "decisions schedule nothing")
     }
     return mismatches
+  }
+}
+
+extension StoreScenario {
+  /// Runs `acquire` on a task of its own until it ends. If it schedules work on `clock` first (it waits), its
+  /// task is cancelled then; `waited` says so. Never hangs: an `acquire` ends, or it waits on the clock.
+  static func acquire(
+    _ permits: Int, for key: String, within maxDelay: Duration?, on store: some StoreUnderTest, clock: KitClock
+  ) async -> (Acquired, waited: Bool) {
+    let scheduled = clock.scheduledCount
+    let task = Task { await store.acquire(permits, for: key, within: maxDelay) }
+    return await withTaskGroup(of: (Acquired?, waited: Bool).self) { group in
+      group.addTask { (await task.value, false) }
+      group.addTask {
+        await clock.waitUntilScheduled(atLeast: scheduled + 1)
+        if Task.isCancelled { return (nil, false) }
+        task.cancel()
+        return (nil, true)
+      }
+      var answer = Acquired.failed("no answer")
+      var waited = false
+      for await (got, scheduledFirst) in group {
+        if let got {
+          answer = got
+          group.cancelAll()
+        }
+        waited = waited || scheduledFirst
+      }
+      return (answer, waited)
+    }
   }
 }

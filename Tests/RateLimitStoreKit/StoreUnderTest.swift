@@ -14,6 +14,34 @@ public protocol StoreUnderTest: Sendable {
   func decide(_ permits: Int, for key: String) async throws -> RateLimitDecision
   /// The keys whose state differs from a fresh limiter's, now.
   func count() async throws -> Int
+  /// The store's `acquire(_:for:within:)` (the core's front door over the store), its end as an ``Acquired``.
+  func acquire(_ permits: Int, for key: String, within maxDelay: Duration?) async -> Acquired
+}
+
+/// How an `acquire` ended: returned, or the error it threw, in a form every store shares (each store throws its
+/// own error type).
+public enum Acquired: Sendable, Equatable, CustomStringConvertible {
+  /// Returned: the permits are granted.
+  case returned
+  /// More than the capacity: nothing booked.
+  case exceedsCapacity(requested: Int, capacity: Int)
+  /// Not within `maxDelay`: nothing booked.
+  case exceedsMaxDelay(delay: Duration, maxDelay: Duration)
+  /// `CancellationError`.
+  case cancelled
+  /// Any other error, described.
+  case failed(String)
+
+  /// As a mismatch shows it.
+  public var description: String {
+    switch self {
+    case .returned: "returned"
+    case .exceedsCapacity(let requested, let capacity): "exceedsCapacity(\(requested), capacity \(capacity))"
+    case .exceedsMaxDelay(let delay, let maxDelay): "exceedsMaxDelay(\(delay), maxDelay \(maxDelay))"
+    case .cancelled: "CancellationError"
+    case .failed(let error): "failed: \(error)"
+    }
+  }
 }
 
 /// A booking a store made: its instant and delay, and how to give it back.

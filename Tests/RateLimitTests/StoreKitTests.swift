@@ -30,6 +30,21 @@ import Testing
     func decide(_ permits: Int, for key: String) -> RateLimitDecision { limiter.decide(permits, for: key) }
 
     func count() -> Int { limiter.count }
+
+    func acquire(_ permits: Int, for key: String, within maxDelay: Duration?) async -> Acquired {
+      do {
+        try await limiter.acquire(permits, for: key, within: maxDelay)
+        return .returned
+      } catch RateLimiterError.exceedsCapacity(let requested, let capacity) {
+        return .exceedsCapacity(requested: requested, capacity: capacity)
+      } catch RateLimiterError.exceedsMaxDelay(let delay, let maxDelay) {
+        return .exceedsMaxDelay(delay: delay, maxDelay: maxDelay)
+      } catch is CancellationError {
+        return .cancelled
+      } catch {
+        return .failed("\(error)")
+      }
+    }
   }
 
   @Test(arguments: StoreScenario.all) func keyedRateLimiterGivesTheKitsAnswers(_ scenario: StoreScenario) async throws {

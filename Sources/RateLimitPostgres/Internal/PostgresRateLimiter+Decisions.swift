@@ -264,14 +264,4 @@
 
   /// A statement that always returns a row returned none.
   struct NoRow: Error {}
-
-  /// Traps unless `value >= 1`, naming the parameter and value (the core's check, with this type's name).
-  func requirePositive(_ value: Int, _ parameter: StaticString) {
-    RateLimit.requirePositive(value, parameter, of: "PostgresRateLimiter")
-  }
-
-  /// Traps if `value` is negative, naming the parameter and value (the core's check, with this type's name).
-  func requireNonNegative(_ value: Duration, _ parameter: StaticString) {
-    RateLimit.requireNonNegative(value, parameter, of: "PostgresRateLimiter")
-  }
 #endif

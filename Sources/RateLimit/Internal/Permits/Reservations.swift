@@ -21,6 +21,9 @@ extension RateLimiter.Reservation {
 
 /// One `acquire` waiting for its booking's instant: exactly one piece of work on the clock, which resumes it;
 /// cancelling its task first cancels the booking instead. Whichever comes first wins, under the lock.
+///
+/// A cancellation that wins gives the booking back before the waiter throws: whoever awaits `acquire` finds the
+/// booking gone once it has thrown (`cancelling` holds off the waiter meanwhile).
 final class PermitWaiter: @unchecked Sendable {
   // @unchecked Sendable: `state` is only read and written inside `lock.withLock`; continuations are resumed
   // outside it.
@@ -31,7 +34,9 @@ final class PermitWaiter: @unchecked Sendable {
     case waiting(CheckedContinuation<Void, any Error>)
     /// The clock reached the booking's instant.
     case granted
-    /// The task was cancelled first.
+    /// The task was cancelled first, and the booking is being given back; the waiter, if suspended already.
+    case cancelling(CheckedContinuation<Void, any Error>?)
+    /// The task was cancelled first, and the booking is given back.
     case cancelled
   }
 
@@ -42,7 +47,7 @@ final class PermitWaiter: @unchecked Sendable {
   var isDone: Bool {
     lock.withLock {
       switch state {
-      case .granted, .cancelled: true
+      case .granted, .cancelling, .cancelled: true
       case .booked, .waiting: false
       }
     }
@@ -58,29 +63,36 @@ final class PermitWaiter: @unchecked Sendable {
       case .waiting(let continuation):
         state = .granted
         return continuation
-      case .granted, .cancelled:
+      case .granted, .cancelling, .cancelled:
         return nil
       }
     }
     continuation?.resume()
   }
 
-  /// The task was cancelled: returns whether it was in time (the booking is then to be cancelled).
-  func cancel() -> Bool {
-    let (won, continuation): (Bool, CheckedContinuation<Void, any Error>?) = lock.withLock {
+  /// The task was cancelled: if it was in time, runs `givingBack` (the booking is given back), then lets the
+  /// waiter throw `CancellationError`.
+  func cancel(givingBack: () -> Void) {
+    let won: Bool = lock.withLock {
       switch state {
       case .booked:
-        state = .cancelled
-        return (true, nil)
+        state = .cancelling(nil)
+        return true
       case .waiting(let continuation):
-        state = .cancelled
-        return (true, continuation)
-      case .granted, .cancelled:
-        return (false, nil)
+        state = .cancelling(continuation)
+        return true
+      case .granted, .cancelling, .cancelled:
+        return false
       }
     }
+    guard won else { return }
+    givingBack()
+    let continuation: CheckedContinuation<Void, any Error>? = lock.withLock {
+      guard case .cancelling(let continuation) = state else { return nil }
+      state = .cancelled
+      return continuation
+    }
     continuation?.resume(throwing: CancellationError())
-    return won
   }
 
   /// Suspends until granted or cancelled.
@@ -91,37 +103,17 @@ final class PermitWaiter: @unchecked Sendable {
         case .booked:
           state = .waiting(continuation)
           return nil
+        case .cancelling(nil):
+          // The booking is being given back: `cancel` resumes it once it is.
+          state = .cancelling(continuation)
+          return nil
         case .granted: return .success(())
         case .cancelled: return .failure(CancellationError())
-        case .waiting: preconditionFailure("a waiter suspended twice")
+        case .waiting, .cancelling: preconditionFailure("a waiter suspended twice")
         }
       }
       if let outcome { continuation.resume(with: outcome) }
     }
-  }
-}
-
-/// `acquire`, after the request: throws the request's error, or waits for the booking's instant (cancelling the
-/// booking if the task is cancelled first).
-func awaitBooking(
-  _ outcome: BookingOutcome, requested permits: Int, maxDelay: Duration?, clock: PermitClock,
-  canceller: any BookingCanceller, timeline: WaiterTimeline? = nil
-) async throws {
-  let booking: Booking
-  var bookedShift: Int64 = 0
-  switch outcome {
-  case .exceedsCapacity(let capacity):
-    throw RateLimiterError.exceedsCapacity(requested: permits, capacity: capacity)
-  case .exceedsMaxDelay(let delay):
-    throw RateLimiterError.exceedsMaxDelay(delay: .nanoseconds(delay), maxDelay: maxDelay ?? .zero)
-  case .booked(let booked, let now, let shift):
-    // A booking for now returns without waiting for the clock.
-    if booked.time <= now { return }
-    booking = booked
-    bookedShift = shift
-  }
-  try await waitForInstant(booking.time, on: clock, timeline: timeline.map { ($0, bookedShift) }) {
-    canceller.cancel(booking)
   }
 }
 
@@ -138,6 +130,6 @@ func waitForInstant(
   try await withTaskCancellationHandler {
     try await waiter.wait()
   } onCancel: {
-    if waiter.cancel() { cancelledFirst() }
+    waiter.cancel(givingBack: cancelledFirst)
   }
 }

@@ -1,0 +1,74 @@
+/// The front door of every limiter of permits, written once: ``RateLimiter``, ``KeyedRateLimiter`` and
+/// RateLimitPostgres's `PostgresRateLimiter` each keep one, and differ only in their ``PermitStore``.
+///
+/// | written here, once | each store's own |
+/// |---|---|
+/// | the rule's parameters, checked when the limiter is made | where the state is kept (a lock, a dictionary, a row) |
+/// | the checks of every request (`permits`, `maxDelay`), with the façade's name in the trap | how a request is booked |
+/// | `acquire`: cancelled already, book, throw the refusal, or wait for the booking's instant | how it waits, and gives the booking back when cancelled |
+///
+/// The public form of a decision is written once too, in ``PermitVerdict``.
+package struct PermitFrontDoor: Sendable {
+  /// N: the permits per ``window`` (sliding window), or the refill rate per ``window`` (token bucket).
+  package let limit: Int
+  /// T. `.zero`: no limiting.
+  package let window: Duration
+  /// B, the bucket's size; `nil` for a strict sliding window.
+  package let burst: Int?
+  /// The façade's name, in every trap's message.
+  private let owner: StaticString
+
+  /// Checks the parameters (`limit` and `burst` at least 1, `window` not negative), trapping with a message that
+  /// names `owner`, the parameter and its value.
+  package init(limit: Int, window: Duration, burst: Int?, of owner: StaticString) {
+    requirePermitParameters(limit: limit, window: window, burst: burst, of: owner)
+    (self.limit, self.window, self.burst, self.owner) = (limit, window, burst, owner)
+  }
+
+  /// The most permits one request can take: `burst`, or `limit` for a sliding window.
+  package var capacity: Int { burst ?? limit }
+
+  /// `window == .zero`: every request up to the capacity is granted at once, and nothing is kept.
+  package var isUnlimited: Bool { window == .zero }
+
+  /// The check of `tryAcquire`, `retryAfter` and `decide`: `permits` at least 1.
+  package func check(_ permits: Int) {
+    requirePositive(permits, "permits", of: owner)
+  }
+
+  /// The checks of `reserve` and `acquire`: `permits` at least 1, `maxDelay` (when given) not negative.
+  package func check(_ permits: Int, within maxDelay: Duration?) {
+    requirePositive(permits, "permits", of: owner)
+    if let maxDelay { requireNonNegative(maxDelay, "maxDelay", of: owner) }
+  }
+
+  /// `decide`'s public form, for every store: the verdict with this rule's quota (the capacity) and window.
+  package func report(_ verdict: PermitVerdict) -> RateLimitDecision {
+    verdict.decision(limit: capacity, window: window)
+  }
+
+  /// A decision made without the store's state: granted with the whole quota left (no limiting, or a policy that
+  /// allows), or refused with nothing known of the key (`remaining` 0, `retryAfter` `nil`).
+  package func reportWithoutState(granted: Bool) -> RateLimitDecision {
+    report(PermitVerdict(isGranted: granted, remaining: granted ? capacity : 0, resetAfter: 0, retryAfter: nil))
+  }
+
+  /// `acquire`, for every store: checks the request; throws `CancellationError` if the task is cancelled already
+  /// (nothing booked); books; throws the store's error for a request beyond the capacity or beyond `maxDelay`
+  /// (nothing booked); else waits for the booking's instant, which gives the booking back if the task is
+  /// cancelled first.
+  package func acquire<Store: PermitStore>(
+    _ permits: Int, for key: Store.Key, within maxDelay: Duration?, from store: Store
+  ) async throws {
+    check(permits, within: maxDelay)
+    try Task.checkCancellation()
+    switch try await store.book(permits, for: key, within: maxDelay) {
+    case .granted: return
+    case .booked(let booked): try await store.wait(for: booked)
+    case .exceedsCapacity(let capacity):
+      throw store.exceedsCapacity(requested: permits, capacity: capacity)
+    case .exceedsMaxDelay(let delay):
+      throw store.exceedsMaxDelay(delay: delay, maxDelay: maxDelay ?? .zero)
+    }
+  }
+}
