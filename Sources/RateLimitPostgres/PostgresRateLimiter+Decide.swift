@@ -83,8 +83,8 @@
     /// Limiters on one `PostgresClient` decide together.
     public var _jointGroup: ObjectIdentifier { ObjectIdentifier(client) }
 
-    /// Several policies for one key, all or nothing, in one round trip (`ratelimit_decide_all_v4`): no other
-    /// decision ever sees part of it. When the database cannot answer, each part's own policy answers, and
+    /// Several policies for one key, all or nothing, in one round trip (`ratelimit_decide_all_v5`): no other
+    /// decision ever sees part of it. Each part decides at its own limiter's "now" (its `Time`), as alone. When the database cannot answer, each part's own policy answers, and
     /// the request is granted only if all of them grant.
     public func _decideJointly(_ parts: [(limiter: any SharedKeyedLimiter, permits: Int)], for key: String)
       async throws -> [RateLimitDecision]
@@ -92,16 +92,18 @@
       let limiters = parts.compactMap { $0.limiter as? PostgresRateLimiter }
       precondition(limiters.count == parts.count, "every part of a joint decision is a PostgresRateLimiter")
       let keyBytes = try Self.keyBytes(key)
-      if limiters.contains(where: { $0.isUnlimited || parts[0].permits > $0.capacity }) || parts.isEmpty {
+      if parts.isEmpty || zip(limiters, parts).contains(where: { $0.isUnlimited || $1.permits > $0.capacity }) {
         return try await decideOneByOne(parts, key: key)
       }
       do {
         try await prepareIfNeeded()
+        // Each part at its own limiter's "now": `c`'s reading as that limiter sends it alone, or the database's.
+        let nows = limiters.map(\.nowSent)
         let query: PostgresQuery = """
-          SELECT o_booked, o_time, o_now, o_remaining, o_rest_at FROM ratelimit_decide_all_v4(\
+          SELECT o_booked, o_time, o_now, o_remaining, o_rest_at FROM ratelimit_decide_all_v5(\
           \(limiters.map(\.nameBytes)), \(keyBytes), \(limiters.map { Int64($0.limit) }), \
           \(limiters.map(\.windowNanoseconds)), \(limiters.map { Int64($0.burst ?? 0) }), \
-          \(parts.map { Int64($0.permits) }), \(nowSent), \(lockTimeout))
+          \(parts.map { Int64($0.permits) }), \(nows.map { $0 ?? 0 }), \(nows.map { $0 != nil }), \(lockTimeout))
           """
         let rows = try await runAll(query, as: (Bool, Int64, Int64, Int64, Int64).self)
         guard rows.count == parts.count else { throw NoRow() }

@@ -3,7 +3,7 @@
     /// Several decisions of one name in one statement (coalescing, schema version 5): what
     /// `ratelimit_decide_v4` answers for each, made one by one in the arrays' order, in one transaction.
     ///
-    /// Every key's lock is taken first, in one order (ascending lock key, as `ratelimit_decide_all_v4` does), so
+    /// Every key's lock is taken first, in one order (ascending lock key, as `ratelimit_decide_all_v5` does), so
     /// two batches — or a batch and a joint decision — never wait for each other in a cycle. A key whose lock
     /// cannot be had within `p_lock_timeout` (another session holds it) answers `o_blocked` and decides nothing;
     /// after the first such key, the rest are only tried, so a batch waits for one blocked key at most. Mode 2

@@ -203,14 +203,19 @@
       """
     }
 
-    /// Several policies' decisions for one key (`p_bursts[j]` 0: a sliding window), all or nothing, in one statement: every key's lock first, in one
-    /// order (two joint decisions never wait for each other in a cycle), then each decision in the policies'
-    /// order inside a subtransaction that is rolled back if any refuses; the report is then each key as it is.
-    /// Since release 6 every policy decides at one instant, the database's clock read once.
+    /// Several policies' decisions for one key (`p_bursts[j]` 0: a sliding window), all or nothing, in one
+    /// statement: every key's lock first, in one order (two joint decisions never wait for each other in a
+    /// cycle), then each decision in the policies' order inside a subtransaction that is rolled back if any
+    /// refuses; the report is then each key as it is.
+    ///
+    /// Each part decides at its own limiter's "now" (release 8): `p_nows[j]` where `p_clocks[j]` (a limiter on
+    /// `.clock(c)`, its reading as it would send it alone), else the database's clock, read once every key's
+    /// lock is held (so the parts on it decide at one instant). Release 7's `ratelimit_decide_all_v4` sent one
+    /// "now" for every part, so a part on another clock than the first part's was decided at the wrong time.
     static let decideAllFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_decide_all_v4(
+      CREATE OR REPLACE FUNCTION ratelimit_decide_all_v5(
           p_names bytea[], p_key bytea, p_limits bigint[], p_windows bigint[], p_bursts bigint[],
-          p_permits bigint[], p_now bigint, p_lock_timeout text)
+          p_permits bigint[], p_nows bigint[], p_clocks boolean[], p_lock_timeout text)
       RETURNS TABLE (o_booked boolean, o_time bigint, o_now bigint, o_remaining bigint, o_rest_at bigint)
       LANGUAGE plpgsql VOLATILE AS $f$
       DECLARE
@@ -224,6 +229,7 @@
           remainings bigint[] := '{}';
           rests bigint[] := '{}';
           joint_now bigint;
+          part_nows bigint[] := '{}';
       BEGIN
           IF p_lock_timeout IS NOT NULL THEN
               PERFORM set_config('lock_timeout', p_lock_timeout, true);
@@ -231,12 +237,17 @@
           FOR lock_key IN SELECT DISTINCT ratelimit_lock_key(nm, p_key) FROM unnest(p_names) AS nm ORDER BY 1 LOOP
               PERFORM pg_advisory_xact_lock(lock_key);
           END LOOP;
-          -- The database's clock, read once every key's lock is held (as in a batch).
-          joint_now := coalesce(p_now, ratelimit_clock());
+          -- The database's clock, read once every key's lock is held (as in a batch), for the parts on it.
+          IF false = ANY (p_clocks) THEN
+              joint_now := ratelimit_clock();
+          END IF;
+          FOR j IN 1..m LOOP
+              part_nows[j] := CASE WHEN p_clocks[j] THEN p_nows[j] ELSE joint_now END;
+          END LOOP;
           BEGIN
               FOR j IN 1..m LOOP
                   d := ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
-                      nullif(p_bursts[j], 0), p_permits[j], joint_now, 0, 0, 0, NULL, NULL);
+                      nullif(p_bursts[j], 0), p_permits[j], part_nows[j], 0, 0, 0, NULL, NULL);
                   booked[j] := d.o_booked;
                   times[j] := d.o_time;
                   nows[j] := d.o_now;
@@ -251,7 +262,7 @@
               -- Rolled back: nothing taken from any policy. Report each key as it is (mode 2 reads only).
               FOR j IN 1..m LOOP
                   d := ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
-                      nullif(p_bursts[j], 0), p_permits[j], joint_now, NULL, 2, 0, NULL, NULL);
+                      nullif(p_bursts[j], 0), p_permits[j], part_nows[j], NULL, 2, 0, NULL, NULL);
                   remainings[j] := d.o_remaining;
                   rests[j] := d.o_rest_at;
               END LOOP;
@@ -265,6 +276,20 @@
               RETURN NEXT;
           END LOOP;
       END
+      $f$;
+      """
+
+    /// Release 7's joint decision, kept for processes of release 7 during a rolling deploy: one "now" for every
+    /// part (`p_now`, or the database's clock), as `ratelimit_decide_all_v5` with that "now" for each.
+    static let version7DecideAllFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_decide_all_v4(
+          p_names bytea[], p_key bytea, p_limits bigint[], p_windows bigint[], p_bursts bigint[],
+          p_permits bigint[], p_now bigint, p_lock_timeout text)
+      RETURNS TABLE (o_booked boolean, o_time bigint, o_now bigint, o_remaining bigint, o_rest_at bigint)
+      LANGUAGE sql VOLATILE AS $f$
+          SELECT * FROM ratelimit_decide_all_v5(p_names, p_key, p_limits, p_windows, p_bursts, p_permits,
+              array_fill(coalesce(p_now, 0), ARRAY[cardinality(p_names)]),
+              array_fill(p_now IS NOT NULL, ARRAY[cardinality(p_names)]), p_lock_timeout)
       $f$;
       """
 

@@ -16,8 +16,9 @@
     /// Release 6 changed only how `ratelimit_decide_many_v5` runs, not what it answers, so a release-5 process
     /// keeps working beside it. Release 7 changed what a token bucket answers after its clock steps back (as
     /// `RateLimiter`'s, Go's rule), and a revocation no longer moves a key's "now" to the database's clock; the
-    /// rows are as they were.
-    static let version = 7
+    /// rows are as they were. Release 8 decides each part of a joint decision at its own limiter's "now"
+    /// (`ratelimit_decide_all_v5`); release 7's `ratelimit_decide_all_v4` is kept, now a call of it.
+    static let version = 8
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
     /// processes may prepare at once. One statement: a `DO` block is one transaction. From 4.0 (version 3) it
@@ -55,6 +56,7 @@
         \(revokedFunction)
         \(decideFunction)
         \(decideAllFunction)
+        \(version7DecideAllFunction)
         \(decideManyFunction)
         \(cancelFunction)
         \(revokeFunction)

@@ -1,0 +1,65 @@
+#if Postgres
+  import PostgresNIO
+  import RateLimit
+  import RateLimitPostgres
+  import Testing
+
+  /// A joint decision (several policies for one key, one round trip: RateLimitHTTP's all-or-nothing) on limiters
+  /// of one client whose clocks differ: each part decides on its own limiter's "now", as it would alone.
+  @Suite struct JointDecisionTests {
+    /// One limiter on the database's clock, one on a `ManualClock`, 1 per 10 s each; both parts granted
+    /// jointly, whichever limiter the joint decision goes through. Then each limiter alone: the database's
+    /// limiter refuses (its booking is at the database's "now"), the manual one refuses until its clock has moved
+    /// 10 s, and grants then.
+    @Test(arguments: [false, true])
+    func eachPartDecidesOnItsOwnLimitersClock(throughTheManualOne: Bool) async throws {
+      _ = try await TestDatabase.withClient { client in
+        let clock = ManualClock()
+        let database = PostgresRateLimiter(
+          client: client, name: TestDatabase.uniqueName(), limit: 1, per: .seconds(10),
+          timeout: TestDatabase.timeout)
+        let manual = PostgresRateLimiter(
+          client: client, name: TestDatabase.uniqueName(), limit: 1, per: .seconds(10), time: .clock(clock),
+          timeout: TestDatabase.timeout)
+        try await database.prepare()
+        try await manual.prepare()
+        let (through, other) = throughTheManualOne ? (manual, database) : (database, manual)
+        let joint = try await through._decideJointly([(through, 1), (other, 1)], for: "k")
+        #expect(joint.map(\.isGranted) == [true, true])
+
+        let databaseAlone = try await database.decide(for: "k")
+        #expect(!databaseAlone.isGranted)
+        #expect((databaseAlone.retryAfter ?? .zero) > .seconds(9))
+        let manualAlone = try await manual.decide(for: "k")
+        #expect(!manualAlone.isGranted)
+        #expect(manualAlone.retryAfter == .seconds(10))
+        clock.advance(by: .seconds(10))
+        #expect(try await manual.decide(for: "k").isGranted)
+      }
+    }
+
+    /// Release 7's `ratelimit_decide_all_v4`, which a process of release 7 still calls during a rolling deploy,
+    /// answers as before: one "now" for every part, all or nothing.
+    @Test func releaseSevensJointDecisionStillAnswers() async throws {
+      _ = try await TestDatabase.withClient { client in
+        let limiter = PostgresRateLimiter(
+          client: client, name: TestDatabase.uniqueName(), limit: 1, per: .seconds(10),
+          timeout: TestDatabase.timeout)
+        try await limiter.prepare()
+        let names = [ByteBuffer(string: limiter.name)]
+        func decide(at now: Int64) async throws -> [Bool] {
+          let query: PostgresQuery = """
+            SELECT o_booked FROM ratelimit_decide_all_v4(\(names), \(ByteBuffer(string: "k")), \([Int64(1)]), \
+            \([Int64(10_000_000_000)]), \([Int64(0)]), \([Int64(1)]), \(now), \("1s"))
+            """
+          var booked: [Bool] = []
+          for try await granted in try await client.query(query).decode(Bool.self) { booked.append(granted) }
+          return booked
+        }
+        #expect(try await decide(at: 0) == [true])
+        #expect(try await decide(at: 9_999_999_999) == [false])
+        #expect(try await decide(at: 10_000_000_000) == [true])
+      }
+    }
+  }
+#endif
