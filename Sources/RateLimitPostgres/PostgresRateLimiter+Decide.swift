@@ -20,11 +20,8 @@
     public func decide(_ permits: Int = 1, for key: String) async throws -> RateLimitDecision {
       door.check(permits)
       let keyBytes = try Self.keyBytes(key)
-      if isUnlimited {
-        return door.report(
-          PermitVerdict(isGranted: permits <= capacity, remaining: capacity, resetAfter: 0, retryAfter: nil))
-      }
-      if permits > capacity { return try await reportRefusingAboveCapacity(permits, key: keyBytes) }
+      if isUnlimited { return unlimitedDecision(permits) }
+      if permits > capacity { return try await reportWithoutBooking(permits, key: keyBytes) }
       // A local refusal knows the wait for one permit only: a larger request goes to the database.
       let now = localClock.now
       if permits == 1, let refusal = localRefusals?.refusal(for: key, at: now) {
@@ -47,19 +44,29 @@
       }
     }
 
-    /// More than the capacity is never granted, and books nothing; what the key has left still comes from the
-    /// database (a round trip that reads only, as `retryAfter` does), as `KeyedRateLimiter.decide` reports it.
-    /// When the database cannot answer, `.throwError` throws; any other policy gets the refusal, with nothing
-    /// known of the key (`remaining` 0).
-    private func reportRefusingAboveCapacity(_ permits: Int, key: ByteBuffer) async throws -> RateLimitDecision {
+    /// A report that books nothing, in one round trip that reads only (as `retryAfter` does): for more than the
+    /// capacity, refused with `retryAfter` `nil` and what the key has left, as `KeyedRateLimiter.decide` reports
+    /// it; for a part of a joint request that can never be granted, its own answer (granted if it could grant
+    /// now) with nothing taken. When the database cannot answer, `.throwError` throws; any other policy gets a
+    /// refusal with nothing known of the key (`remaining` 0).
+    func reportWithoutBooking(_ permits: Int, key: ByteBuffer) async throws -> RateLimitDecision {
       do {
         var decision = report(try await ask(.retryAfter, permits, key: key, maxDelay: nil))
-        decision.retryAfter = nil
+        if permits > capacity {
+          decision.retryAfter = nil
+        } else if decision.retryAfter == .zero {
+          (decision.isGranted, decision.retryAfter) = (true, nil)
+        }
         return decision
       } catch let error as Unavailable {
         let refusal = policyDecision(granted: false)
         return try answer(error, allow: refusal, deny: refusal) { _ in refusal }
       }
+    }
+
+    /// With no limiting (`window: .zero`): granted up to the capacity, nothing stored, no round trip.
+    func unlimitedDecision(_ permits: Int) -> RateLimitDecision {
+      door.report(PermitVerdict(isGranted: permits <= capacity, remaining: capacity, resetAfter: 0, retryAfter: nil))
     }
 
     /// The public form of a decision's answer (the core's, ``PermitFrontDoor``).
@@ -84,36 +91,61 @@
     public var _jointGroup: ObjectIdentifier { ObjectIdentifier(client) }
 
     /// Several policies for one key, all or nothing, in one round trip (`ratelimit_decide_all_v5`): no other
-    /// decision ever sees part of it. Each part decides at its own limiter's "now" (its `Time`), as alone. When the database cannot answer, each part's own policy answers, and
-    /// the request is granted only if all of them grant.
+    /// decision ever sees part of it. Each part decides at its own limiter's "now" (its `Time`), as alone.
+    ///
+    /// | the parts | answered |
+    /// |---|---|
+    /// | one asks more than its limiter's capacity | refused: nothing taken, each part's own answer read without booking (a round trip each) |
+    /// | some have no limiting (`window: .zero`) | those granted here; the others in one round trip, all or nothing |
+    /// | the database cannot answer | each part's own policy, one by one (a policy's grant is not taken back) |
     public func _decideJointly(_ parts: [(limiter: any SharedKeyedLimiter, permits: Int)], for key: String)
       async throws -> [RateLimitDecision]
     {
       let limiters = parts.compactMap { $0.limiter as? PostgresRateLimiter }
       precondition(limiters.count == parts.count, "every part of a joint decision is a PostgresRateLimiter")
       let keyBytes = try Self.keyBytes(key)
-      if parts.isEmpty || zip(limiters, parts).contains(where: { $0.isUnlimited || $1.permits > $0.capacity }) {
-        return try await decideOneByOne(parts, key: key)
-      }
-      do {
-        try await prepareIfNeeded()
-        // Each part at its own limiter's "now": `c`'s reading as that limiter sends it alone, or the database's.
-        let nows = limiters.map(\.nowSent)
-        let query: PostgresQuery = """
-          SELECT o_booked, o_time, o_now, o_remaining, o_rest_at FROM ratelimit_decide_all_v5(\
-          \(limiters.map(\.nameBytes)), \(keyBytes), \(limiters.map { Int64($0.limit) }), \
-          \(limiters.map(\.windowNanoseconds)), \(limiters.map { Int64($0.burst ?? 0) }), \
-          \(parts.map { Int64($0.permits) }), \(nows.map { $0 ?? 0 }), \(nows.map { $0 != nil }), \(lockTimeout))
-          """
-        let rows = try await runAll(query, as: (Bool, Int64, Int64, Int64, Int64).self)
-        guard rows.count == parts.count else { throw NoRow() }
-        return zip(limiters, rows).map { limiter, row in
-          limiter.report(
-            Decision(time: row.1, now: row.2, id: -1, booked: row.0, remaining: row.3, restAt: row.4))
+      if zip(limiters, parts).contains(where: { $1.permits > $0.capacity }) {
+        var decisions: [RateLimitDecision] = []
+        for (limiter, part) in zip(limiters, parts) {
+          decisions.append(
+            limiter.isUnlimited
+              ? limiter.unlimitedDecision(part.permits)
+              : try await limiter.reportWithoutBooking(part.permits, key: keyBytes))
         }
+        return decisions
+      }
+      // No limiting: granted here, nothing stored; the limited parts go to the database together.
+      var decisions = zip(limiters, parts).map { $0.isUnlimited ? $0.unlimitedDecision($1.permits) : nil }
+      let limited = limiters.indices.filter { !limiters[$0].isUnlimited }
+      if limited.isEmpty { return decisions.map { $0! } }
+      do {
+        let rows = try await decideInTheDatabase(limited.map { (limiters[$0], parts[$0].permits) }, key: keyBytes)
+        for (index, decision) in zip(limited, rows) { decisions[index] = decision }
+        return decisions.map { $0! }
       } catch is Unavailable {
         // Each limiter's own policy, one by one (not all or nothing: a policy's grant is not taken back).
         return try await decideOneByOne(parts, key: key)
+      }
+    }
+
+    /// `ratelimit_decide_all_v5`: every part within its limiter's capacity, each limited.
+    private func decideInTheDatabase(_ parts: [(limiter: PostgresRateLimiter, permits: Int)], key: ByteBuffer)
+      async throws -> [RateLimitDecision]
+    {
+      try await prepareIfNeeded()
+      let limiters = parts.map(\.limiter)
+      // Each part at its own limiter's "now": `c`'s reading as that limiter sends it alone, or the database's.
+      let nows = limiters.map(\.nowSent)
+      let query: PostgresQuery = """
+        SELECT o_booked, o_time, o_now, o_remaining, o_rest_at FROM ratelimit_decide_all_v5(\
+        \(limiters.map(\.nameBytes)), \(key), \(limiters.map { Int64($0.limit) }), \
+        \(limiters.map(\.windowNanoseconds)), \(limiters.map { Int64($0.burst ?? 0) }), \
+        \(parts.map { Int64($0.permits) }), \(nows.map { $0 ?? 0 }), \(nows.map { $0 != nil }), \(lockTimeout))
+        """
+      let rows = try await runAll(query, as: (Bool, Int64, Int64, Int64, Int64).self)
+      guard rows.count == parts.count else { throw NoRow() }
+      return zip(limiters, rows).map { limiter, row in
+        limiter.report(Decision(time: row.1, now: row.2, id: -1, booked: row.0, remaining: row.3, restAt: row.4))
       }
     }
 

@@ -61,5 +61,30 @@
         #expect(try await decide(at: 10_000_000_000) == [true])
       }
     }
+
+    /// A part that asks more than its limiter's capacity can never be granted: the request is refused and nothing
+    /// is taken from any part (each reports its own answer, as RateLimitHTTP's in-process policies do). A part
+    /// with no limiting (`window: .zero`) between two others keeps the decision all or nothing too.
+    @Test func aRequestThatNoPartCanGrantTakesNothing() async throws {
+      _ = try await TestDatabase.withClient { client in
+        func limiter(_ limit: Int, per window: Duration) -> PostgresRateLimiter {
+          PostgresRateLimiter(
+            client: client, name: TestDatabase.uniqueName(), limit: limit, per: window, timeout: TestDatabase.timeout)
+        }
+        let (wide, narrow, open) = (
+          limiter(10, per: .seconds(60)), limiter(3, per: .seconds(60)), limiter(1, per: .zero)
+        )
+        try await wide.prepare()
+        let overCapacity = try await wide._decideJointly([(wide, 1), (narrow, 5)], for: "k")
+        #expect(overCapacity.map(\.isGranted) == [true, false])
+        #expect(overCapacity[1].retryAfter == nil)
+        #expect(try await wide.decide(for: "k").remaining == 9)
+        #expect(try await narrow.decide(3, for: "k").isGranted)
+
+        let refused = try await wide._decideJointly([(wide, 1), (open, 1), (narrow, 1)], for: "k")
+        #expect(refused.map(\.isGranted) == [true, true, false])
+        #expect(try await wide.decide(for: "k").remaining == 8)
+      }
+    }
   }
 #endif
