@@ -78,9 +78,11 @@
           retryAfter: decision.booked ? nil : max(0, decision.time &- decision.now)))
     }
 
-    /// What `.allow` and `.deny` answer when the database cannot: nothing known of the key, `isFallback` set.
+    /// What `.allow` and `.deny` answer when the database cannot: nothing known of the key (granted with the whole
+    /// quota left, or refused with `remaining` 0 and `retryAfter` `nil`), `isFallback` set.
     private func policyDecision(granted: Bool) -> RateLimitDecision {
-      var decision = door.reportWithoutState(granted: granted)
+      var decision = door.report(
+        PermitVerdict(isGranted: granted, remaining: granted ? capacity : 0, resetAfter: 0, retryAfter: nil))
       decision.isFallback = true
       return decision
     }

@@ -38,19 +38,13 @@ package struct PermitFrontDoor: Sendable {
 
   /// The checks of `reserve` and `acquire`: `permits` at least 1, `maxDelay` (when given) not negative.
   package func check(_ permits: Int, within maxDelay: Duration?) {
-    requirePositive(permits, "permits", of: owner)
+    check(permits)
     if let maxDelay { requireNonNegative(maxDelay, "maxDelay", of: owner) }
   }
 
   /// `decide`'s public form, for every store: the verdict with this rule's quota (the capacity) and window.
   package func report(_ verdict: PermitVerdict) -> RateLimitDecision {
     verdict.decision(limit: capacity, window: window)
-  }
-
-  /// A decision made without the store's state: granted with the whole quota left (no limiting, or a policy that
-  /// allows), or refused with nothing known of the key (`remaining` 0, `retryAfter` `nil`).
-  package func reportWithoutState(granted: Bool) -> RateLimitDecision {
-    report(PermitVerdict(isGranted: granted, remaining: granted ? capacity : 0, resetAfter: 0, retryAfter: nil))
   }
 
   /// `acquire`, for every store: checks the request; throws `CancellationError` if the task is cancelled already
