@@ -108,7 +108,7 @@ let package = Package(
     .testTarget(
       name: "RateLimitPostgresTests",
       dependencies: [
-        "RateLimit", "RateLimitStoreKit",
+        "RateLimit", "RateLimitHTTP", "RateLimitStoreKit",
         .target(name: "RateLimitPostgres", condition: .when(traits: ["Postgres"])),
         .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
       ],

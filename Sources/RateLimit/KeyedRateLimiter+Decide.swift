@@ -55,17 +55,19 @@ extension KeyedRateLimiter.Store {
 public struct _UndoableDecision: Sendable {
   /// The decision as made.
   public let decision: RateLimitDecision
-  private let undoGrant: (@Sendable () -> RateLimitDecision)?
+  private let undoGrant: (@Sendable () async -> RateLimitDecision)?
 
-  init(_ decision: RateLimitDecision, undo: (@Sendable () -> RateLimitDecision)?) {
+  /// A decision; `undo`, if any, takes its grant back and reports the key after it.
+  package init(_ decision: RateLimitDecision, undo: (@Sendable () async -> RateLimitDecision)?) {
     self.decision = decision
     self.undoGrant = undo
   }
 
-  /// Takes the grant back, as if it had never been made; returns the decision with the key's state after it
-  /// (`isGranted` stays this limiter's own answer). A refusal comes back as it was.
-  public func undo() -> RateLimitDecision {
+  /// Takes the grant back exactly (its permits, whatever other grants of the key came since), once; returns the
+  /// decision with the key's state after it (`isGranted` stays this limiter's own answer). A refusal comes back
+  /// as it was. In process it never suspends; `PostgresRateLimiter` revokes the booking in one round trip.
+  public func undo() async -> RateLimitDecision {
     guard let undoGrant else { return decision }
-    return undoGrant()
+    return await undoGrant()
   }
 }

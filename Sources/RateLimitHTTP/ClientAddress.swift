@@ -10,7 +10,11 @@
 /// ```
 ///
 /// Entries left of those your proxies appended are whatever the client sent: never trust more proxies than you
-/// run, or a client picks its own key. (Vapor's `Request.peerAddress` returns the *first* entry, which the client
+/// run, or a client picks its own key. An entry at the trusted position that is not an address (`unknown`, an
+/// obfuscated `_hidden`, `for=…`) gives the peer: such a request is limited as the proxy's. Only the
+/// `trustedProxies` entries on the right are read, whatever the header's length. A server reachable both
+/// directly and through its proxy must not trust forwarding headers: a client that connects directly chooses
+/// its own entry. (Vapor's `Request.peerAddress` returns the *first* entry, which the client
 /// chooses; the middlewares never use it.)
 ///
 /// - Parameters:
@@ -21,15 +25,23 @@
 ///     nothing.
 public func clientAddress(peer: String, forwardedFor: [String], trustedProxies: Int) -> String {
   guard trustedProxies > 0 else { return peer }
-  var entries: [Substring] = []
-  for value in forwardedFor {
-    for entry in value.split(separator: ",", omittingEmptySubsequences: false) {
-      entries.append(entry.trimmingSpaces)
+  // From the right, and no further than the entry wanted: the cost does not grow with what a client sends.
+  var skipped = 0
+  for value in forwardedFor.reversed() {
+    var end = value.endIndex
+    while true {
+      let start = value[..<end].lastIndex(of: ",").map(value.index(after:)) ?? value.startIndex
+      skipped += 1
+      if skipped == trustedProxies {
+        // Not an address (`unknown`, an obfuscated `_id`, `for=…`): the peer, never an unlimited request.
+        let entry = value[start..<end].trimmingSpaces
+        return clientKey(address: String(entry)) == nil ? peer : String(entry)
+      }
+      guard start > value.startIndex else { break }
+      end = value.index(before: start)
     }
   }
-  guard entries.count >= trustedProxies else { return peer }
-  let entry = entries[entries.count - trustedProxies]
-  return entry.isEmpty ? peer : String(entry)
+  return peer
 }
 
 extension Substring {

@@ -1,15 +1,18 @@
-/// The key of a client address: IPv4 as is; IPv6 by its /64 prefix; an IPv4-mapped IPv6 address as IPv4.
+/// The key of a client address: IPv4 as is; IPv6 by its /64 prefix; an IPv6 address that carries an IPv4
+/// address (IPv4-mapped, NAT64's `64:ff9b::/96`, IPv4-compatible) as that IPv4 address.
 ///
 /// | address | key |
 /// | --- | --- |
 /// | `203.0.113.7` | `203.0.113.7` |
 /// | `2001:DB8:0:1:aaaa::1`, `2001:db8::1:ffff:0:0:2` | `2001:db8:0:1::/64` |
-/// | `::ffff:203.0.113.7` | `203.0.113.7` |
+/// | `::ffff:203.0.113.7`, `64:ff9b::203.0.113.7`, `::203.0.113.7` | `203.0.113.7` |
 /// | `[2001:db8::1]:443`, `203.0.113.7:5000`, `fe80::1%eth0` | the port and zone are dropped |
 /// | `unknown`, `""` | `nil` |
 ///
-/// A /64 is what one subscriber gets: a client that rotates addresses inside its own /64 (privacy extensions
-/// do, every few hours or at will) keeps one key instead of getting a fresh quota each time.
+/// A /64 is the smallest block one subscriber gets: a client that rotates addresses inside its own /64 (privacy
+/// extensions do, every few hours or at will) keeps one key instead of getting a fresh quota each time. Many
+/// providers hand a subscriber a /56 or a /48, though: such a client has 256 or 65,536 keys of its own (4.2's
+/// `ipv6Prefix` chooses a shorter prefix).
 ///
 /// - Returns: The key, in one canonical spelling; `nil` if `address` is not an IP address.
 public func clientKey(address: String) -> String? {
@@ -27,7 +30,7 @@ public func clientKey(address: String) -> String? {
   if let percent = text.firstIndex(of: "%") { text = text[..<percent] }
   if let v4 = IPv4(text) { return v4.description }
   guard let v6 = IPv6(text) else { return nil }
-  if let mapped = v6.mappedIPv4 { return mapped.description }
+  if let embedded = v6.embeddedIPv4 { return embedded.description }
   return v6.prefix64
 }
 
@@ -151,9 +154,14 @@ struct IPv6 {
     return groups
   }
 
-  /// `::ffff:a.b.c.d` as `a.b.c.d`.
-  var mappedIPv4: IPv4? {
-    guard groups[0..<5].allSatisfy({ $0 == 0 }), groups[5] == 0xffff else { return nil }
+  /// The IPv4 address an IPv6 address carries: IPv4-mapped `::ffff:a.b.c.d`, the NAT64 well-known prefix
+  /// `64:ff9b::a.b.c.d` (RFC 6052: behind NAT64 or SIIT every IPv4 client would otherwise share one /64), and
+  /// IPv4-compatible `::a.b.c.d` (not `::` nor `::1`, whose last 32 bits are no IPv4 client's).
+  var embeddedIPv4: IPv4? {
+    let mapped = groups[0..<5].allSatisfy({ $0 == 0 }) && groups[5] == 0xffff
+    let nat64 = groups[0] == 0x64 && groups[1] == 0xff9b && groups[2..<6].allSatisfy({ $0 == 0 })
+    let compatible = groups[0..<6].allSatisfy({ $0 == 0 }) && groups[6] != 0
+    guard mapped || nat64 || compatible else { return nil }
     return IPv4(bytes: [
       UInt8(groups[6] >> 8), UInt8(groups[6] & 0xff), UInt8(groups[7] >> 8), UInt8(groups[7] & 0xff),
     ])

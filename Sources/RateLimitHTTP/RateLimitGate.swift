@@ -33,7 +33,7 @@ public struct RateLimitGate: Sendable {
     self.policies = policies
     self.headers = headers
     self.quotedNames = policies.map { RateLimitFields.structuredString($0.name) }
-    if policies.count == 1, let keyed = policies[0].limiter as? KeyedRateLimiter<String> {
+    if policies.count == 1, let keyed = policies[0].limiter as? KeyedRateLimiter<String>, keyed.window > .zero {
       var field = ""
       RateLimitFields.appendPolicy(
         quotedNames[0], limit: keyed.burst ?? keyed.limit, window: keyed.window, separated: false, to: &field)
@@ -128,7 +128,8 @@ public struct RateLimitGate: Sendable {
     return .refused(Refusal(refusedBy: refusedBy, retryAfter: retryAfter, fields: refusalFields + fields))
   }
 
-  /// The RateLimit fields for these decisions (none with ``RateLimitHeaders/none``).
+  /// The RateLimit fields for these decisions (none with ``RateLimitHeaders/none``). A policy without limiting
+  /// (a zero window) is not listed: the draft forbids `w=0`; with none left, no fields at all.
   func headerFields(_ decisions: [RateLimitDecision]) -> [(name: String, value: String)] {
     guard case .ietf = headers, !policies.isEmpty else { return [] }
     var policy = ""
@@ -136,11 +137,14 @@ public struct RateLimitGate: Sendable {
     // Both values in one pass, each built in place (a request pays for two strings, not a list of members).
     policy.reserveCapacity(32 * decisions.count)
     state.reserveCapacity(32 * decisions.count)
-    for (index, decision) in decisions.enumerated() {
+    var listed = 0
+    for (index, decision) in decisions.enumerated() where decision.window > .zero {
       RateLimitFields.appendPolicy(
-        quotedNames[index], limit: decision.limit, window: decision.window, separated: index > 0, to: &policy)
-      RateLimitFields.appendState(quotedNames[index], decision, separated: index > 0, to: &state)
+        quotedNames[index], limit: decision.limit, window: decision.window, separated: listed > 0, to: &policy)
+      RateLimitFields.appendState(quotedNames[index], decision, separated: listed > 0, to: &state)
+      listed += 1
     }
+    if listed == 0 { return [] }
     return [("RateLimit-Policy", policy), ("RateLimit", state)]
   }
 
@@ -162,7 +166,9 @@ public struct RateLimitGate: Sendable {
     policies.allSatisfy { ($0.limiter as? any _JointlyDecidingLimiter)?._jointGroup == joint._jointGroup }
   }
 
-  /// Each policy in order; on a refusal (or an error), the grants are taken back.
+  /// Each policy in order; on a refusal (or an error), every earlier grant is taken back exactly: in process at
+  /// once, a `PostgresRateLimiter`'s by revoking its booking (one more round trip, before the response). Only a
+  /// limiter of the app's own (``SharedKeyedLimiter`` alone) keeps what it granted.
   private func decideInOrder(key: String) async throws -> [RateLimitDecision] {
     var made: [_UndoableDecision?] = []
     var decisions: [RateLimitDecision] = []
@@ -182,13 +188,13 @@ public struct RateLimitGate: Sendable {
         }
       }
     } catch {
-      for case let decision? in made { _ = decision.undo() }
+      for case let decision? in made { _ = await decision.undo() }
       throw error
     }
     guard decisions.contains(where: { !$0.isGranted }) else { return decisions }
     for (index, decision) in made.enumerated() {
       guard let decision, decision.decision.isGranted else { continue }
-      decisions[index] = decision.undo()
+      decisions[index] = await decision.undo()
     }
     return decisions
   }

@@ -18,30 +18,81 @@
     /// - Throws: ``PostgresRateLimiterError/invalidKey(reason:)`` (more than 1,024 UTF-8 bytes) without a round
     ///   trip; ``PostgresRateLimiterError/unavailable(underlying:)`` under `.throwError`.
     public func decide(_ permits: Int = 1, for key: String) async throws -> RateLimitDecision {
+      try await decision(permits, for: key, undoable: false).decision
+    }
+
+    /// ``decide(_:for:)``, and with `undoable` a way to take its grant back exactly (RateLimitHTTP's all or
+    /// nothing): the database's booking by its id (``undo(_:permits:key:)``), a fallback's in process.
+    func decision(_ permits: Int, for key: String, undoable: Bool) async throws -> _UndoableDecision {
       door.check(permits)
       let keyBytes = try Self.keyBytes(key)
-      if isUnlimited { return unlimitedDecision(permits) }
-      if permits > capacity { return try await reportWithoutBooking(permits, key: keyBytes) }
-      // A local refusal knows the wait for one permit only: a larger request goes to the database.
-      let now = localClock.now
-      if permits == 1, let refusal = localRefusals?.refusal(for: key, at: now) {
-        return RateLimitDecision(
-          isGranted: false, limit: capacity, window: window, remaining: 0,
-          resetAfter: max(.zero, refusal.restAt - now), retryAfter: refusal.until - now)
+      if isUnlimited { return _UndoableDecision(unlimitedDecision(permits), undo: nil) }
+      if permits > capacity {
+        return _UndoableDecision(try await reportWithoutBooking(permits, key: keyBytes), undo: nil)
       }
+      // A local refusal knows the wait for one permit only: a larger request goes to the database.
+      if permits == 1, let refused = localRefusal(for: keyBytes) { return _UndoableDecision(refused, undo: nil) }
       do {
-        let decision = try await ask(.tryAcquire, permits, key: keyBytes, maxDelay: 0, remembering: key)
-        return report(decision)
+        let decision = try await ask(.tryAcquire, permits, key: keyBytes, maxDelay: 0, remembering: true)
+        guard undoable, decision.booked else { return _UndoableDecision(report(decision), undo: nil) }
+        return _UndoableDecision(report(decision)) { [self] in
+          await undo(decision, permits: permits, key: keyBytes)
+        }
       } catch let error as Unavailable {
-        return try answer(
-          error,
-          allow: policyDecision(granted: true), deny: policyDecision(granted: false)
-        ) { local in
-          var decision = local.decide(permits, for: key)
-          decision.isFallback = true
-          return decision
+        return try policyAnswer(error, permits, for: key, undoable: undoable)
+      }
+    }
+
+    /// The refusal in force for `key` in this process (`localRefusals`), as a decision; `nil` if none.
+    func localRefusal(for key: ByteBuffer) -> RateLimitDecision? {
+      let now = localClock.now
+      guard let refusal = localRefusals?.refusal(for: key, at: now) else { return nil }
+      return RateLimitDecision(
+        isGranted: false, limit: capacity, window: window, remaining: 0,
+        resetAfter: max(.zero, refusal.restAt - now), retryAfter: refusal.until - now)
+    }
+
+    /// What ``whenUnavailable`` answers for a decision the database could not make, `isFallback` set; with
+    /// `undoable`, a fallback's grant can be taken back.
+    func policyAnswer(_ error: Unavailable, _ permits: Int, for key: String, undoable: Bool) throws
+      -> _UndoableDecision
+    {
+      try answer(
+        error,
+        allow: _UndoableDecision(policyDecision(granted: true), undo: nil),
+        deny: _UndoableDecision(policyDecision(granted: false), undo: nil)
+      ) { local in
+        let made =
+          undoable
+          ? local._decideUndoably(permits, for: key) : _UndoableDecision(local.decide(permits, for: key), undo: nil)
+        var decision = made.decision
+        decision.isFallback = true
+        guard made.decision.isGranted, undoable else { return _UndoableDecision(decision, undo: nil) }
+        return _UndoableDecision(decision) {
+          var after = await made.undo()
+          after.isFallback = true
+          return after
         }
       }
+    }
+
+    /// Takes back booking `decision.id`, exactly (`ratelimit_undo_v5`, one round trip), and reports the key
+    /// after it as granted. When the database cannot answer now, the booking is revoked in the background (as a
+    /// decision that timed out is) and the decision is reported as made.
+    func undo(_ decision: Decision, permits: Int, key: ByteBuffer) async -> RateLimitDecision {
+      localRefusals?.forget(key)
+      let query: PostgresQuery = """
+        SELECT o_time, o_now, o_remaining, o_rest_at FROM ratelimit_undo_v5(\(nameBytes), \(key), \
+        \(Int64(limit)), \(windowNanoseconds), \(burst.map(Int64.init)), \(Int64(permits)), \(decision.id), \
+        \(nowSent), \(lockTimeout))
+        """
+      if let row = try? await runRow(query, as: (Int64, Int64, Int64, Int64).self) {
+        var after = report(Decision(time: row.0, now: row.1, id: -1, booked: false, remaining: row.2, restAt: row.3))
+        (after.isGranted, after.retryAfter) = (true, nil)
+        return after
+      }
+      revokeLater(decision.id, key: key)
+      return report(decision)
     }
 
     /// A report that books nothing, in one round trip that reads only (as `retryAfter` does): for more than the
@@ -88,18 +139,26 @@
     }
   }
 
+  extension PostgresRateLimiter: _UndoableKeyedLimiter {
+    /// A decision whose grant RateLimitHTTP can take back exactly, by revoking its booking (one round trip): for
+    /// all-or-nothing policies that cannot decide in one statement (another client, or an in-process limiter).
+    public func _decideUndoably(_ permits: Int, for key: String) async throws -> _UndoableDecision {
+      try await decision(permits, for: key, undoable: true)
+    }
+  }
+
   extension PostgresRateLimiter: _JointlyDecidingLimiter {
     /// Limiters on one `PostgresClient` decide together.
     public var _jointGroup: ObjectIdentifier { ObjectIdentifier(client) }
 
-    /// Several policies for one key, all or nothing, in one round trip (`ratelimit_decide_all_v5`): no other
+    /// Several policies for one key, all or nothing, in one round trip (`ratelimit_decide_all_v6`): no other
     /// decision ever sees part of it. Each part decides at its own limiter's "now" (its `Time`), as alone.
     ///
     /// | the parts | answered |
     /// |---|---|
     /// | one asks more than its limiter's capacity | refused: nothing taken, each part's own answer read without booking (a round trip each) |
     /// | some have no limiting (`window: .zero`) | those granted here; the others in one round trip, all or nothing |
-    /// | the database cannot answer | each part's own policy, one by one (a policy's grant is not taken back) |
+    /// | the database cannot answer (or the first part's limiter is in its outage back-off) | each part's own policy, here, all or nothing; the statement's bookings are revoked |
     public func _decideJointly(_ parts: [(limiter: any SharedKeyedLimiter, permits: Int)], for key: String)
       async throws -> [RateLimitDecision]
     {
@@ -120,29 +179,37 @@
       var decisions = zip(limiters, parts).map { $0.isUnlimited ? $0.unlimitedDecision($1.permits) : nil }
       let limited = limiters.indices.filter { !limiters[$0].isUnlimited }
       if limited.isEmpty { return decisions.map { $0! } }
+      let asked = limited.map { (limiter: limiters[$0], permits: parts[$0].permits) }
+      // Booking ids chosen here, so that a statement this caller gives up on books nothing when it runs late.
+      let ids = asked.map { _ in Int64.random(in: (1 << 62)...Int64.max) }
       do {
-        let rows = try await decideInTheDatabase(limited.map { (limiters[$0], parts[$0].permits) }, key: keyBytes)
+        let rows = try await decideInTheDatabase(asked, key: keyBytes, ids: ids)
         for (index, decision) in zip(limited, rows) { decisions[index] = decision }
         return decisions.map { $0! }
-      } catch is Unavailable {
-        // Each limiter's own policy, one by one (not all or nothing: a policy's grant is not taken back).
-        return try await decideOneByOne(parts, key: key)
+      } catch let error as Unavailable {
+        if error.wasSent {
+          for (part, id) in zip(asked, ids) { part.limiter.revokeLater(id, key: keyBytes) }
+        }
+        let answers = try await Self.decideByPolicies(asked, key: key, error)
+        for (index, decision) in zip(limited, answers) { decisions[index] = decision }
+        return decisions.map { $0! }
       }
     }
 
-    /// `ratelimit_decide_all_v5`: every part within its limiter's capacity, each limited.
-    private func decideInTheDatabase(_ parts: [(limiter: PostgresRateLimiter, permits: Int)], key: ByteBuffer)
-      async throws -> [RateLimitDecision]
-    {
+    /// `ratelimit_decide_all_v6`: every part within its limiter's capacity, each limited.
+    private func decideInTheDatabase(
+      _ parts: [(limiter: PostgresRateLimiter, permits: Int)], key: ByteBuffer, ids: [Int64]
+    ) async throws -> [RateLimitDecision] {
       try await prepareIfNeeded()
       let limiters = parts.map(\.limiter)
       // Each part at its own limiter's "now": `c`'s reading as that limiter sends it alone, or the database's.
       let nows = limiters.map(\.nowSent)
       let query: PostgresQuery = """
-        SELECT o_booked, o_time, o_now, o_remaining, o_rest_at FROM ratelimit_decide_all_v5(\
+        SELECT o_booked, o_time, o_now, o_remaining, o_rest_at FROM ratelimit_decide_all_v6(\
         \(limiters.map(\.nameBytes)), \(key), \(limiters.map { Int64($0.limit) }), \
         \(limiters.map(\.windowNanoseconds)), \(limiters.map { Int64($0.burst ?? 0) }), \
-        \(parts.map { Int64($0.permits) }), \(nows.map { $0 ?? 0 }), \(nows.map { $0 != nil }), \(lockTimeout))
+        \(parts.map { Int64($0.permits) }), \(nows.map { $0 ?? 0 }), \(nows.map { $0 != nil }), \(lockTimeout), \
+        \(ids))
         """
       let rows = try await runAll(query, as: (Bool, Int64, Int64, Int64, Int64).self)
       guard rows.count == parts.count else { throw NoRow() }
@@ -151,12 +218,26 @@
       }
     }
 
-    /// The parts one at a time, as RateLimitHTTP would for in-process limiters; used when the store is away.
-    private func decideOneByOne(_ parts: [(limiter: any SharedKeyedLimiter, permits: Int)], key: String)
-      async throws -> [RateLimitDecision]
-    {
-      var decisions: [RateLimitDecision] = []
-      for part in parts { decisions.append(try await part.limiter.decide(part.permits, for: key)) }
+    /// The parts when the database could not decide them: each limiter's own policy, here, without another
+    /// round trip, all or nothing (a refusal takes back the fallbacks' grants; `.throwError` throws after
+    /// taking them back). 4.1 asked the database again for each part, one by one.
+    private static func decideByPolicies(
+      _ parts: [(limiter: PostgresRateLimiter, permits: Int)], key: String, _ error: Unavailable
+    ) async throws -> [RateLimitDecision] {
+      var made: [_UndoableDecision] = []
+      do {
+        for part in parts {
+          made.append(try part.limiter.policyAnswer(error, part.permits, for: key, undoable: true))
+        }
+      } catch {
+        for decision in made { _ = await decision.undo() }
+        throw error
+      }
+      var decisions = made.map(\.decision)
+      guard decisions.contains(where: { !$0.isGranted }) else { return decisions }
+      for (index, decision) in made.enumerated() where decision.decision.isGranted {
+        decisions[index] = await decision.undo()
+      }
       return decisions
     }
   }

@@ -193,8 +193,8 @@
       if permits > capacity { return false }
       if isUnlimited { return true }
       do {
-        if localRefusals?.refusal(for: key, at: localClock.now) != nil { return false }
-        return try await ask(.tryAcquire, permits, key: keyBytes, maxDelay: 0, remembering: key).booked
+        if localRefusals?.refusal(for: keyBytes, at: localClock.now) != nil { return false }
+        return try await ask(.tryAcquire, permits, key: keyBytes, maxDelay: 0, remembering: true).booked
       } catch let error as Unavailable {
         return try answer(error, allow: true, deny: false) { $0.tryAcquire(permits, for: key) }
       }
@@ -248,7 +248,7 @@
       if permits > capacity { return nil }
       if isUnlimited { return .zero }
       do {
-        if permits == 1, let refusal = localRefusals?.refusal(for: key, at: localClock.now) {
+        if permits == 1, let refusal = localRefusals?.refusal(for: keyBytes, at: localClock.now) {
           return max(.zero, refusal.until - localClock.now)
         }
         let decision = try await ask(.retryAfter, permits, key: keyBytes, maxDelay: nil)
@@ -302,7 +302,7 @@
         let delay = Duration.nanoseconds(decision.time &- decision.now)
         guard decision.booked else { return .exceedsMaxDelay(delay) }
         // A booking moves the key's next free instant: a local refusal no longer says when.
-        localRefusals?.forget(key)
+        localRefusals?.forget(keyBytes)
         return .booked(
           Reservation(
             permits: permits, key: key, time: onClock(decision.time), delay: delay,

@@ -18,6 +18,11 @@
   /// one instance as a process of its own, for the tests: `tasks` tasks each ask `requests` times, at once and
   /// without pause, for one permit of key "shared" (`reserve(within: .zero)`), and every grant's instant
   /// (database time, nanoseconds) is written to `file`, one a line.
+  ///
+  /// `--fleet-keys-worker <postgres-url> <name> <limit> <window-ms> <tasks> <keys> <milliseconds> <file>`: the
+  /// same on many keys (a sliding window, the database's clock): for `milliseconds`, `tasks` tasks each ask for
+  /// one permit of a random key among `keys` ("k0", "k1", …), and every grant is written to `file` as its key
+  /// and its instant, one a line.
   enum FleetDemo {
     static func run(_ arguments: [String]) async -> Int32 {
       switch arguments.first {
@@ -25,6 +30,8 @@
         return await fleet(url: arguments[1])
       case "--fleet-worker" where arguments.count == 9:
         return await worker(Array(arguments.dropFirst()))
+      case "--fleet-keys-worker" where arguments.count == 9:
+        return await keysWorker(Array(arguments.dropFirst()))
       default:
         fail("usage: rate-limit-demo --fleet <postgres-url>")
         return 2
@@ -115,6 +122,49 @@
         guard let file = fopen(arguments[7], "w") else { return 1 }
         defer { fclose(file) }
         for line in lines { fputs(line, file) }
+        return 0
+      } catch {
+        fail("\(error)")
+        return 1
+      }
+    }
+
+    static func keysWorker(_ arguments: [String]) async -> Int32 {
+      guard let configuration = _loopbackConfiguration(url: arguments[0]), let limit = Int(arguments[2]),
+        let window = Int(arguments[3]), let tasks = Int(arguments[4]), let keys = Int(arguments[5]),
+        let milliseconds = Int(arguments[6]), keys > 0
+      else {
+        fail("bad --fleet-keys-worker arguments: \(arguments)")
+        return 2
+      }
+      let client = PostgresClient(configuration: configuration)
+      let running = Task { await client.run() }
+      defer { running.cancel() }
+      let limiter = PostgresRateLimiter(
+        client: client, name: arguments[1], limit: limit, per: .milliseconds(window), timeout: .seconds(10))
+      do {
+        try await limiter.prepare()
+        let end = ContinuousClock.now + .milliseconds(milliseconds)
+        let grants = try await withThrowingTaskGroup(of: [(Int, Duration)].self) { group in
+          for _ in 0..<tasks {
+            group.addTask {
+              var granted: [(Int, Duration)] = []
+              while ContinuousClock.now < end {
+                let key = Int.random(in: 0..<keys)
+                if let booking = try await limiter.reserve(for: "k\(key)", within: .zero) {
+                  granted.append((key, booking.time))
+                }
+              }
+              return granted
+            }
+          }
+          return try await group.reduce(into: []) { $0 += $1 }
+        }
+        guard let file = fopen(arguments[7], "w") else { return 1 }
+        defer { fclose(file) }
+        for (key, time) in grants {
+          fputs("\(key) \(time.components.seconds * 1_000_000_000 + time.components.attoseconds / 1_000_000_000)\n", file)
+        }
         return 0
       } catch {
         fail("\(error)")

@@ -53,3 +53,41 @@ import Testing
     #expect(clientAddress(peer: "10.0.0.3", forwardedFor: [], trustedProxies: 1) == "10.0.0.3")
   }
 }
+
+/// SPEC 4.1.1, "keys behind proxies".
+@Suite struct ClientKeysBehindProxiesTests {
+  /// An entry at the trusted position that is not an address keys the request by the peer: 4.1 returned the
+  /// entry, whose key is `nil`, so the request was not limited at all.
+  @Test(arguments: ["unknown", "_hidden", "for=1.1.1.1", "1.1.1.1;x", "", "  "])
+  func aNonAddressEntryAtTheTrustedPositionIsThePeer(entry: String) {
+    let address = clientAddress(peer: "198.51.100.1", forwardedFor: ["6.6.6.6, \(entry)"], trustedProxies: 1)
+    #expect(address == "198.51.100.1")
+    #expect(clientKey(address: address) == "198.51.100.1")
+  }
+
+  /// The NAT64 well-known prefix and IPv4-compatible addresses key by the IPv4 address they carry; 4.1 put every
+  /// NAT64 client in one /64, and `::a.b.c.d` beside `::1`.
+  @Test(arguments: [
+    ("64:ff9b::203.0.113.7", "203.0.113.7"),
+    ("64:ff9b::cb00:7107", "203.0.113.7"),
+    ("64:ff9b::198.51.100.9", "198.51.100.9"),
+    ("::203.0.113.7", "203.0.113.7"),
+    ("::1", "0:0:0:0::/64"),
+    ("::", "0:0:0:0::/64"),
+    ("64:ff9b:1::1", "64:ff9b:1:0::/64"),
+  ])
+  func embeddedIPv4(address: String, key: String) {
+    #expect(clientKey(address: address) == key)
+  }
+
+  /// `clientAddress` reads only the `trustedProxies` entries on the right: a header of 100,000 entries costs
+  /// what one of three does. Counted, not timed: the entries read are the ones that must parse.
+  @Test func onlyTheTrustedEntriesAreRead() {
+    // Garbage on the left that no parser of the whole header could take for entries; the right is clean.
+    let flood = String(repeating: "x,", count: 100_000) + "203.0.113.7, 10.0.0.2"
+    #expect(clientAddress(peer: "10.0.0.3", forwardedFor: [flood], trustedProxies: 2) == "203.0.113.7")
+    #expect(clientAddress(peer: "10.0.0.3", forwardedFor: [flood, "10.0.0.4"], trustedProxies: 2) == "10.0.0.2")
+    #expect(clientAddress(peer: "10.0.0.3", forwardedFor: ["1.1.1.1", "2.2.2.2, 3.3.3.3"], trustedProxies: 3) == "1.1.1.1")
+    #expect(clientAddress(peer: "10.0.0.3", forwardedFor: ["1.1.1.1", "2.2.2.2, 3.3.3.3"], trustedProxies: 4) == "10.0.0.3")
+  }
+}

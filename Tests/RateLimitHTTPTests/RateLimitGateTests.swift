@@ -65,6 +65,44 @@ import Testing
     #expect(refusal.fields.last?.value == #""burst";r=1;t=0, "daily";r=0;t=86382"#)
   }
 
+  /// SPEC 4.1.1, "an undo is exact under concurrency": another grant of the key between a grant and its undo
+  /// changes nothing of what the undo gives back. 4.1's token bucket gave back nothing then (18 left, not 19).
+  @Test(arguments: [false, true]) func anUndoGivesBackItsPermitsWhateverCameBetween(_ bucket: Bool) async {
+    let clock = ManualClock()
+    let limiter =
+      bucket
+      ? KeyedRateLimiter<String>(limit: 20, per: .seconds(60), burst: 20, clock: clock)
+      : KeyedRateLimiter<String>(limit: 20, per: .seconds(60), clock: clock)
+    let first = limiter._decideUndoably(1, for: "k")
+    #expect(first.decision.remaining == 19)
+    clock.advance(by: .milliseconds(1))
+    #expect(limiter.decide(1, for: "k").remaining == 18)
+    clock.advance(by: .milliseconds(1))
+    let after = await first.undo()
+    #expect(after.remaining == 19)
+    #expect(limiter.decide(1, for: "k").remaining == 18)
+  }
+
+  /// SPEC 4.1.1, "the fields": a policy without limiting (a zero window) is not listed (the draft forbids
+  /// `w=0`); 4.1 sent `"open";q=5;w=0`.
+  @Test func aPolicyWithoutLimitingIsNotListed() async throws {
+    let clock = ManualClock()
+    let open = KeyedRateLimiter<String>(limit: 5, per: .zero, clock: clock)
+    let search = KeyedRateLimiter<String>(limit: 10, per: .seconds(10), clock: clock)
+    let gate = RateLimitGate([RateLimitPolicy("open", open), RateLimitPolicy("search", search)])
+    guard case .granted(let fields) = try await gate.decide(key: "k") else {
+      Issue.record("refused")
+      return
+    }
+    #expect(fields.map(\.value) == [#""search";q=10;w=10"#, #""search";r=9;t=10"#])
+    let alone = RateLimitGate([RateLimitPolicy("open", open)])
+    guard case .granted(let none) = try await alone.decide(key: "k") else {
+      Issue.record("refused")
+      return
+    }
+    #expect(none.isEmpty)
+  }
+
   @Test func refusalRetryAfterIsTheLongestAndAtLeastOneSecond() async throws {
     let clock = ManualClock()
     let a = KeyedRateLimiter<String>(limit: 1, per: .milliseconds(300), clock: clock)

@@ -222,16 +222,16 @@
     @Test func aFullTableTakesNoNewKeyUntilARefusalHasPassed() {
       let refusals = LocalRefusals()
       for index in 0..<LocalRefusals.capacity {
-        refusals.refuse("key-\(index)", until: .seconds(10 + index % 3), restAt: .seconds(20), now: .zero)
+        refusals.refuse(ByteBuffer(string: "key-\(index)"), until: .seconds(10 + index % 3), restAt: .seconds(20), now: .zero)
       }
-      refusals.refuse("late", until: .seconds(30), restAt: .seconds(40), now: .seconds(1))
-      #expect(refusals.refusal(for: "late", at: .seconds(1)) == nil, "full: not remembered")
-      #expect(refusals.refusal(for: "key-0", at: .seconds(1))?.until == .seconds(10))
+      refusals.refuse(ByteBuffer(string: "late"), until: .seconds(30), restAt: .seconds(40), now: .seconds(1))
+      #expect(refusals.refusal(for: ByteBuffer(string: "late"), at: .seconds(1)) == nil, "full: not remembered")
+      #expect(refusals.refusal(for: ByteBuffer(string: "key-0"), at: .seconds(1))?.until == .seconds(10))
       // At 10 s a third of the refusals have passed: room again.
-      refusals.refuse("late", until: .seconds(30), restAt: .seconds(40), now: .seconds(10))
-      #expect(refusals.refusal(for: "late", at: .seconds(10))?.until == .seconds(30))
-      #expect(refusals.refusal(for: "key-1", at: .seconds(10))?.until == .seconds(11))
-      #expect(refusals.refusal(for: "key-0", at: .seconds(10)) == nil)
+      refusals.refuse(ByteBuffer(string: "late"), until: .seconds(30), restAt: .seconds(40), now: .seconds(10))
+      #expect(refusals.refusal(for: ByteBuffer(string: "late"), at: .seconds(10))?.until == .seconds(30))
+      #expect(refusals.refusal(for: ByteBuffer(string: "key-1"), at: .seconds(10))?.until == .seconds(11))
+      #expect(refusals.refusal(for: ByteBuffer(string: "key-0"), at: .seconds(10)) == nil)
     }
   }
 #endif

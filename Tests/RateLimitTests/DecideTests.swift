@@ -105,7 +105,7 @@ import Testing
 /// An undoable grant taken back later than it was made, after other operations (which forget and prune), as
 /// RateLimitHTTP does on a real clock: found by the demo, where a refused request kept a token bucket's permit.
 @Suite struct UndoTests {
-  @Test(arguments: [nil, 5] as [Int?]) func anUndoLaterGivesThePermitBack(burst: Int?) {
+  @Test(arguments: [nil, 5] as [Int?]) func anUndoLaterGivesThePermitBack(burst: Int?) async {
     let clock = ManualClock()
     let limiter =
       if let burst {
@@ -118,7 +118,7 @@ import Testing
     #expect(grant.decision.remaining == 3)
     clock.advance(by: .microseconds(20))
     for other in 0..<8 { _ = limiter.tryAcquire(for: "other \(other)") }
-    let after = grant.undo()
+    let after = await grant.undo()
     #expect(after.remaining == 4)
     #expect(limiter.decide(for: "k").remaining == 3)
   }

@@ -1,4 +1,5 @@
 #if Postgres
+  import NIOCore
   import RateLimit
 
   /// A refused key answered locally: once the database says a key cannot grant even one permit before an
@@ -7,6 +8,9 @@
   /// otherwise), taken when the decision was *sent*, so a local refusal never outlasts the database's. A clock
   /// that has gone back behind the instant a refusal was made voids it: the database moves the key's instants back
   /// with the clock (no time passing), which a refusal's `until`, on the clock as it was, cannot follow.
+  ///
+  /// Keys are their UTF-8 bytes, as the database compares them: never Swift's `String` equality, under which
+  /// "caf\u{E9}" and "cafe\u{301}" are one key (4.1: exhausting one spelling refused the other).
   ///
   /// Bounded: at most ``capacity`` keys; a full table first forgets the refusals that have passed, and refuses
   /// no new key locally if none has — and then looks again only once the earliest refusal it holds has passed,
@@ -27,7 +31,7 @@
     static let capacity = 65_536
 
     private struct State {
-      var refusals: [String: Refusal] = [:]
+      var refusals: [ByteBuffer: Refusal] = [:]
       /// While full: the earliest `until` held, before which no refusal can be forgotten.
       var nextForget: Duration = .zero
     }
@@ -35,7 +39,7 @@
     private let state = LockedValue(State())
 
     /// The refusal in force for `key` at `now`, if any.
-    func refusal(for key: String, at now: Duration) -> Refusal? {
+    func refusal(for key: ByteBuffer, at now: Duration) -> Refusal? {
       state.withLock { state in
         guard let refusal = state.refusals[key] else { return nil }
         if refusal.holds(at: now) { return refusal }
@@ -45,7 +49,7 @@
     }
 
     /// Remembers that `key` grants no permit before `until`.
-    func refuse(_ key: String, until: Duration, restAt: Duration, now: Duration) {
+    func refuse(_ key: ByteBuffer, until: Duration, restAt: Duration, now: Duration) {
       guard now < until else { return }
       state.withLock { state in
         if state.refusals.count >= Self.capacity {
@@ -61,7 +65,7 @@
     }
 
     /// This process cancelled a booking of `key`: ask the database again.
-    func forget(_ key: String) {
+    func forget(_ key: ByteBuffer) {
       _ = state.withLock { $0.refusals.removeValue(forKey: key) }
     }
   }

@@ -68,7 +68,7 @@
     }
 
     func ask(
-      _ mode: Mode, _ permits: Int, key: ByteBuffer, maxDelay: Int64?, remembering name: String? = nil
+      _ mode: Mode, _ permits: Int, key: ByteBuffer, maxDelay: Int64?, remembering: Bool = false
     ) async throws -> Decision {
       try await prepareIfNeeded()
       let sent = localClock.now
@@ -85,9 +85,9 @@
         if let bookingID = request.bookingID { revokeLater(bookingID, key: key) }
         throw error
       }
-      if let name, let localRefusals, permits == 1, !row.booked, mode == .tryAcquire {
+      if remembering, let localRefusals, permits == 1, !row.booked, mode == .tryAcquire {
         localRefusals.refuse(
-          name, until: sent + .nanoseconds(row.time &- row.now),
+          key, until: sent + .nanoseconds(row.time &- row.now),
           restAt: sent + .nanoseconds(max(0, row.restAt &- row.now)), now: sent)
       }
       return Decision(
@@ -175,7 +175,7 @@
         \(windowNanoseconds), \(burst), \(id), \(nowSent), false)
         """
       _ = try await throwingUnavailable { try await run(query, as: Int32.self) }
-      localRefusals?.forget(key)
+      localRefusals?.forget(ByteBuffer(string: key))
     }
 
     /// For what no policy covers (`count`, `sweep`, `cancel`): "unavailable" is thrown as

@@ -56,6 +56,7 @@
               DELETE FROM ratelimit_keys WHERE ctid = ANY (ARRAY(
                   SELECT ctid FROM ratelimit_keys
                   WHERE name = p_name AND rest_at <= o_now AND key <> p_key
+                      AND pg_try_advisory_xact_lock(ratelimit_lock_key(name, key))  -- release 9: see sweep()
                   LIMIT p_sweep FOR UPDATE SKIP LOCKED));
               GET DIAGNOSTICS o_swept = ROW_COUNT;
           END IF;

@@ -17,8 +17,12 @@
     /// keeps working beside it. Release 7 changed what a token bucket answers after its clock steps back (as
     /// `RateLimiter`'s, Go's rule), and a revocation no longer moves a key's "now" to the database's clock; the
     /// rows are as they were. Release 8 decides each part of a joint decision at its own limiter's "now"
-    /// (`ratelimit_decide_all_v5`); release 7's `ratelimit_decide_all_v4` is kept, now a call of it.
-    static let version = 8
+    /// (`ratelimit_decide_all_v5`); release 7's `ratelimit_decide_all_v4` is kept, now a call of it. Release 9
+    /// (4.1.1) sweeps a row only under its key's advisory lock (every older function's sweep included, so an
+    /// older process beside it sweeps safely too), carries booking ids in a joint decision
+    /// (`ratelimit_decide_all_v6`), takes a grant back exactly (`ratelimit_undo_v5`), and tries a batch's locks
+    /// without waiting (`ratelimit_decide_many_v6`); the functions of releases 5 to 8 stay for older processes.
+    static let version = 9
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
     /// processes may prepare at once. One statement: a `DO` block is one transaction. From 4.0 (version 3) it
@@ -55,9 +59,11 @@
         \(version3CancelFunction)
         \(revokedFunction)
         \(decideFunction)
+        \(decideAllWithIdsFunction)
         \(decideAllFunction)
         \(version7DecideAllFunction)
         \(decideManyFunction)
+        \(undoFunction)
         \(cancelFunction)
         \(revokeFunction)
         \(sweepFunction)
@@ -125,7 +131,8 @@
       $f$ SELECT (extract(epoch FROM clock_timestamp()) * 1000000000)::bigint $f$;
       """
 
-    /// Deletes up to `p_batch` rows of a name that only keys at rest hold, skipping rows a decision holds.
+    /// Deletes up to `p_batch` rows of a name that only keys at rest hold, skipping rows a decision holds and keys
+    /// a decision is deciding (their advisory locks, tried without waiting: see `sweep(restBy:except:counting:)`).
     /// Returns how many it deleted; `count()` and `sweep()` use "now" from `p_now` or the database's clock.
     static let sweepFunction = """
       CREATE OR REPLACE FUNCTION ratelimit_sweep(p_name bytea, p_now bigint, p_batch integer) RETURNS integer
@@ -136,6 +143,7 @@
           DELETE FROM ratelimit_keys WHERE ctid = ANY (ARRAY(
               SELECT ctid FROM ratelimit_keys
               WHERE name = p_name AND rest_at <= coalesce(p_now, ratelimit_clock())
+                  AND pg_try_advisory_xact_lock(ratelimit_lock_key(name, key))
               LIMIT p_batch FOR UPDATE SKIP LOCKED));
           GET DIAGNOSTICS deleted = ROW_COUNT;
           DELETE FROM ratelimit_revoked WHERE at < now() - interval '1 hour';

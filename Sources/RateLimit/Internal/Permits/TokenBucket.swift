@@ -91,20 +91,24 @@ struct TokenBucket: PermitRule {
   func cancel(_ booking: Booking, at now: Int64, in state: inout State) {
     // Go's `Reservation.CancelAt`, at or before the booked instant: give back the permits, less those later
     // bookings have counted on.
-    guard now <= booking.time else { return }
-    undo(booking, at: now, in: &state)
+    guard now <= booking.time, state.ahead.remove(id: booking.id) != nil else { return }
+    let countedOn = Wide.product(Nanoseconds.subtracting(state.lastEvent, booking.time), limit)
+    giveBack(Wide.product(Int64(booking.permits), window) - countedOn, of: booking, at: now, in: &state)
   }
 
+  /// Takes back a grant `decide` made (RateLimitHTTP's all or nothing), whenever and whatever other grants came
+  /// between: exactly its permits come back (never above a full bucket). Unlike a cancel, later grants counted
+  /// on nothing of it: they were granted at their own instants from what the bucket held then. 4.1 gave back
+  /// nothing once another grant had pruned it from the list ahead.
   func undo(_ booking: Booking, at now: Int64, in state: inout State) {
-    // A grant taken back after its instant may have left the list ahead already (an operation at a later
-    // instant prunes what is behind it); it is still the latest booking while `lastEvent` is its instant.
-    guard state.ahead.remove(id: booking.id) != nil || (now > booking.time && state.lastEvent == booking.time)
-    else { return }
-    let countedOn = Wide.product(Nanoseconds.subtracting(state.lastEvent, booking.time), limit)
-    let restore = Wide.product(Int64(booking.permits), window) - countedOn
-    guard Wide.zero < restore else { return }
-    let refilled = tokens(at: now, in: state) + restore
-    state.tokens = Swift.min(refilled, full)
+    _ = state.ahead.remove(id: booking.id)
+    giveBack(Wide.product(Int64(booking.permits), window), of: booking, at: now, in: &state)
+  }
+
+  /// Adds `credit` to the bucket at `now`; the latest booking moves back if it was this one.
+  private func giveBack(_ credit: Wide, of booking: Booking, at now: Int64, in state: inout State) {
+    guard Wide.zero < credit else { return }
+    state.tokens = Swift.min(tokens(at: now, in: state) + credit, full)
     state.last = now
     if booking.time == state.lastEvent {
       let previous = Nanoseconds.subtracting(

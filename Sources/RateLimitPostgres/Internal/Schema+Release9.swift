@@ -1,0 +1,142 @@
+#if Postgres
+  /// Release 9 (4.1.1, "exact again"): what RateLimitHTTP's all-or-nothing needs of the database. Both are new
+  /// functions beside release 8's, which a process of release 8 keeps calling during a rolling deploy.
+  extension Schema {
+    /// Takes a grant back exactly, whatever other grants of the key came between it and now, and reports the key
+    /// after it (as a read, mode 2, would for `p_permits`): a sliding window's booking leaves the log; a token
+    /// bucket gets exactly the booking's permits back (never above full), where `ratelimit_cancel_v4`, Go's
+    /// cancel, gives back only what later bookings did not count on. The id is revoked first, under the key's
+    /// lock: a second undo of the same id, or a decision with that id that has not run yet, takes nothing.
+    /// `p_now`: the limiter's "now" with `.clock(c)`, `NULL` for the database's clock.
+    static let undoFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_undo_v5(
+          p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_permits bigint,
+          p_id bigint, p_now bigint, p_lock_timeout text)
+      RETURNS TABLE (o_time bigint, o_now bigint, o_remaining bigint, o_rest_at bigint)
+      LANGUAGE plpgsql VOLATILE AS $f$
+      DECLARE
+          big CONSTANT bigint := 9223372036854775807;
+          small CONSTANT bigint := -9223372036854775808;
+          r ratelimit_keys%ROWTYPE;
+          revoked_now integer;
+          now_ bigint;
+          at integer;
+          n integer;
+          full_credit numeric;
+          credit numeric;
+          d record;
+      BEGIN
+          PERFORM set_config('lock_timeout', p_lock_timeout, true);
+          PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
+          INSERT INTO ratelimit_revoked (id) VALUES (p_id) ON CONFLICT DO NOTHING;
+          GET DIAGNOSTICS revoked_now = ROW_COUNT;
+          SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
+          IF FOUND AND revoked_now > 0 THEN
+              IF p_burst IS NULL THEN
+                  PERFORM ratelimit_cancel_v4(p_name, p_key, p_limit, p_window, NULL, p_id, NULL, true);
+              ELSE
+                  now_ := coalesce(p_now, greatest(ratelimit_clock(), r.latest));
+                  full_credit := p_burst::numeric * p_window;
+                  credit := CASE WHEN r.tokens IS NULL OR r.tokens >= full_credit THEN full_credit
+                      ELSE least(r.tokens + (now_::numeric - least(r.last, now_)) * p_limit, full_credit) END;
+                  r.tokens := least(credit + p_permits::numeric * p_window, full_credit);
+                  r.last := now_;
+                  IF r.before_id IS NOT DISTINCT FROM p_id THEN r.before_id := NULL; END IF;
+                  at := array_position(r.ids, p_id);
+                  n := coalesce(array_length(r.ids, 1), 0);
+                  IF at IS NOT NULL THEN
+                      r.times := r.times[1:at - 1] || r.times[at + 1:n];
+                      r.permits := r.permits[1:at - 1] || r.permits[at + 1:n];
+                      r.ids := r.ids[1:at - 1] || r.ids[at + 1:n];
+                      n := n - 1;
+                  END IF;
+                  r.rest_at := greatest(
+                      CASE WHEN r.tokens >= full_credit THEN small
+                          ELSE least(r.last + div(full_credit - r.tokens + p_limit - 1, p_limit), big)::bigint END,
+                      CASE WHEN n = 0 THEN small ELSE least(r.times[n]::numeric + 1, big)::bigint END);
+                  UPDATE ratelimit_keys SET rest_at = r.rest_at, times = r.times, permits = r.permits, ids = r.ids,
+                      tokens = r.tokens, last = r.last, before_id = r.before_id
+                      WHERE name = p_name AND key = p_key;
+              END IF;
+          END IF;
+          d := ratelimit_decide_v4(p_name, p_key, p_limit, p_window, p_burst, p_permits, p_now, NULL, 2, 0, NULL,
+              NULL);
+          o_time := d.o_time;
+          o_now := d.o_now;
+          o_remaining := d.o_remaining;
+          o_rest_at := d.o_rest_at;
+          RETURN NEXT;
+      END
+      $f$;
+      """
+
+    /// `ratelimit_decide_all_v5` with a booking id for each part (`p_ids[j]`): a caller that gave up waiting
+    /// revokes them (`ratelimit_revoke_v4`), and a statement that runs after that books nothing for any part (a
+    /// revoked id refuses its part, so the whole request is refused and rolled back). 4.1's joint decision had
+    /// no ids, so a statement that ran late booked for nobody.
+    static let decideAllWithIdsFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_decide_all_v6(
+          p_names bytea[], p_key bytea, p_limits bigint[], p_windows bigint[], p_bursts bigint[],
+          p_permits bigint[], p_nows bigint[], p_clocks boolean[], p_lock_timeout text, p_ids bigint[])
+      RETURNS TABLE (o_booked boolean, o_time bigint, o_now bigint, o_remaining bigint, o_rest_at bigint)
+      LANGUAGE plpgsql VOLATILE AS $f$
+      DECLARE
+          m integer := coalesce(array_length(p_names, 1), 0);
+          d record;
+          lock_key bigint;
+          refused boolean := false;
+          booked boolean[] := '{}';
+          times bigint[] := '{}';
+          nows bigint[] := '{}';
+          remainings bigint[] := '{}';
+          rests bigint[] := '{}';
+          joint_now bigint;
+          part_nows bigint[] := '{}';
+      BEGIN
+          IF p_lock_timeout IS NOT NULL THEN
+              PERFORM set_config('lock_timeout', p_lock_timeout, true);
+          END IF;
+          FOR lock_key IN SELECT DISTINCT ratelimit_lock_key(nm, p_key) FROM unnest(p_names) AS nm ORDER BY 1 LOOP
+              PERFORM pg_advisory_xact_lock(lock_key);
+          END LOOP;
+          IF false = ANY (p_clocks) THEN
+              joint_now := ratelimit_clock();
+          END IF;
+          FOR j IN 1..m LOOP
+              part_nows[j] := CASE WHEN p_clocks[j] THEN p_nows[j] ELSE joint_now END;
+          END LOOP;
+          BEGIN
+              FOR j IN 1..m LOOP
+                  d := ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
+                      nullif(p_bursts[j], 0), p_permits[j], part_nows[j], 0, 0, 0, NULL, nullif(p_ids[j], 0));
+                  booked[j] := d.o_booked;
+                  times[j] := d.o_time;
+                  nows[j] := d.o_now;
+                  remainings[j] := d.o_remaining;
+                  rests[j] := d.o_rest_at;
+                  IF NOT d.o_booked THEN refused := true; END IF;
+              END LOOP;
+              IF refused THEN
+                  RAISE EXCEPTION 'refused' USING ERRCODE = 'RLREF';
+              END IF;
+          EXCEPTION WHEN SQLSTATE 'RLREF' THEN
+              FOR j IN 1..m LOOP
+                  d := ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
+                      nullif(p_bursts[j], 0), p_permits[j], part_nows[j], NULL, 2, 0, NULL, NULL);
+                  remainings[j] := d.o_remaining;
+                  rests[j] := d.o_rest_at;
+              END LOOP;
+          END;
+          FOR j IN 1..m LOOP
+              o_booked := booked[j];
+              o_time := times[j];
+              o_now := nows[j];
+              o_remaining := remainings[j];
+              o_rest_at := rests[j];
+              RETURN NEXT;
+          END LOOP;
+      END
+      $f$;
+      """
+  }
+#endif
