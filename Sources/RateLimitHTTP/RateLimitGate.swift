@@ -25,6 +25,11 @@ public struct RateLimitGate: Sendable {
   /// Which header fields responses carry.
   public let headers: RateLimitHeaders
 
+  /// What a middleware answers, beside **503 Service Unavailable**, when ``decide(key:)`` throws (a store that
+  /// cannot decide, `.throwError`): `Retry-After: 1`, since the store asks the database again within about a
+  /// second; no RateLimit fields. The gate has taken back the request's other grants.
+  public static let unavailableFields: [(name: String, value: String)] = [("Retry-After", "1")]
+
   /// The longest key, in UTF-8 bytes, that any store takes (`PostgresRateLimiter`'s bound, applied to all).
   public static let maximumKeyLength = 1_024
 

@@ -22,11 +22,14 @@
   /// | a key longer than 1,024 UTF-8 bytes | 400 Bad Request, no decision |
   /// | every policy grants | the route's, with `RateLimit-Policy` and `RateLimit` |
   /// | a policy refuses | 429 Too Many Requests, `Retry-After`, the RateLimit fields; the route never runs and no policy keeps anything |
+  /// | a limiter throws while deciding | 503 Service Unavailable, `Retry-After: 1`; no policy keeps anything |
   ///
   /// A refusal is logged at `debug` on the request's logger (policy, key, retry); the swift-metrics counter
   /// `ratelimit_requests` counts requests by `policy` and `decision` (`granted`: every policy granted;
-  /// `refused`: this policy refused). Errors a limiter
-  /// throws (`PostgresRateLimiterError.unavailable` under `.throwError`) propagate as any middleware error does.
+  /// `refused`: this policy refused; `unavailable`: a limiter threw). An error a limiter throws while deciding
+  /// (`PostgresRateLimiterError.unavailable` under `.throwError`) takes back the request's other grants and is
+  /// answered **503 Service Unavailable** with `Retry-After: 1` (the store's back-off asks the database again
+  /// within about a second) and no RateLimit fields, logged at `warning` with the error.
   @available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
   public struct RateLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The request.
@@ -39,6 +42,8 @@
     /// `ratelimit_requests` for each policy, made once (swift-metrics is bootstrapped before the middleware is).
     let granted: [Counter]
     let refused: [String: Counter]
+    /// `decision="unavailable"` for each policy: a limiter threw while deciding.
+    let unavailable: [Counter]
     /// `RateLimit-Policy` of the gate's in-process grants, made once: it never changes.
     let policyField: HTTPField?
 
@@ -60,6 +65,7 @@
       self.key = key
       self.granted = policies.map { Self.counter($0.name, "granted") }
       self.refused = Dictionary(policies.map { ($0.name, Self.counter($0.name, "refused")) }) { first, _ in first }
+      self.unavailable = policies.map { Self.counter($0.name, "unavailable") }
       self.policyField = gate._inProcessPolicyField.map { HTTPField(name: .rateLimitPolicy, value: $0) }
     }
 
@@ -77,8 +83,29 @@
         addFields(rateLimit: state, to: &response.headers)
         return response
       case .other(let outcome)?: return try await answer(outcome, key: key, request, context, next)
-      case nil: return try await answer(try await gate.decide(key: key), key: key, request, context, next)
+      case nil:
+        let outcome: RateLimitGate.Outcome
+        do {
+          outcome = try await gate.decide(key: key)
+        } catch {
+          return storeCannotDecide(error, key: key, context)
+        }
+        return try await answer(outcome, key: key, request, context, next)
       }
+    }
+
+    /// 503 Service Unavailable with `Retry-After: 1`, no RateLimit fields: a limiter threw while deciding
+    /// (`.throwError`); the gate took back every other grant of the request.
+    func storeCannotDecide(_ error: any Error, key: String, _ context: Context) -> Response {
+      for counter in unavailable { counter.increment() }
+      context.logger.warning(
+        "rate limit: the store could not decide; answering 503",
+        metadata: ["ratelimit.key": .string(key), "error": .string("\(error)")])
+      var headers = Self.httpFields(RateLimitGate.unavailableFields)
+      headers[.contentType] = "text/plain; charset=utf-8"
+      return Response(
+        status: .serviceUnavailable, headers: headers,
+        body: ResponseBody(byteBuffer: ByteBuffer(string: "Service Unavailable\n")))
     }
 
     /// Counts a granted request for every policy.

@@ -25,13 +25,17 @@
   ///
   /// A refusal is logged at `debug` on the request's logger (policy, key, retry); the swift-metrics counter
   /// `ratelimit_requests` counts requests by `policy` and `decision` (`granted`: every policy granted;
-  /// `refused`: this policy refused). Errors a limiter throws propagate as any middleware error does.
+  /// `refused`: this policy refused; `unavailable`: a limiter threw). An error a limiter throws while deciding
+  /// (`.throwError`) takes back the request's other grants and is answered 503 Service Unavailable with
+  /// `Retry-After: 1` and no RateLimit fields, logged at `warning`.
   public struct RateLimitMiddleware: AsyncMiddleware {
     let gate: RateLimitGate
     let key: @Sendable (Request) -> String?
     /// `ratelimit_requests` for each policy, made once (swift-metrics is bootstrapped before the middleware is).
     let granted: [Counter]
     let refused: [String: Counter]
+    /// `decision="unavailable"` for each policy: a limiter threw while deciding.
+    let unavailable: [Counter]
     /// `RateLimit-Policy` of the gate's in-process grants, made once: it never changes.
     let policyField: String?
 
@@ -50,6 +54,7 @@
       self.key = key
       self.granted = policies.map { Self.counter($0.name, "granted") }
       self.refused = Dictionary(policies.map { ($0.name, Self.counter($0.name, "refused")) }) { first, _ in first }
+      self.unavailable = policies.map { Self.counter($0.name, "unavailable") }
       self.policyField = gate._inProcessPolicyField
     }
 
@@ -88,7 +93,19 @@
         if let state { response.headers.add(name: "RateLimit", value: state) }
         return response
       case .other(let decided)?: outcome = decided
-      case nil: outcome = try await gate.decide(key: key)
+      case nil:
+        do {
+          outcome = try await gate.decide(key: key)
+        } catch {
+          // A store that cannot decide (`.throwError`): the gate took back every other grant.
+          for counter in unavailable { counter.increment() }
+          request.logger.warning(
+            "rate limit: the store could not decide; answering 503",
+            metadata: ["ratelimit.key": .string(key), "error": .string("\(error)")])
+          var headers = HTTPHeaders(RateLimitGate.unavailableFields.map { ($0.name, $0.value) })
+          headers.replaceOrAdd(name: .contentType, value: "text/plain; charset=utf-8")
+          return Response(status: .serviceUnavailable, headers: headers, body: .init(string: "Service Unavailable\n"))
+        }
       }
       switch outcome {
       case .granted(let fields):

@@ -163,7 +163,8 @@
         guard let file = fopen(arguments[7], "w") else { return 1 }
         defer { fclose(file) }
         for (key, time) in grants {
-          fputs("\(key) \(time.components.seconds * 1_000_000_000 + time.components.attoseconds / 1_000_000_000)\n", file)
+          fputs(
+            "\(key) \(time.components.seconds * 1_000_000_000 + time.components.attoseconds / 1_000_000_000)\n", file)
         }
         return 0
       } catch {

@@ -87,7 +87,9 @@ import Testing
     let flood = String(repeating: "x,", count: 100_000) + "203.0.113.7, 10.0.0.2"
     #expect(clientAddress(peer: "10.0.0.3", forwardedFor: [flood], trustedProxies: 2) == "203.0.113.7")
     #expect(clientAddress(peer: "10.0.0.3", forwardedFor: [flood, "10.0.0.4"], trustedProxies: 2) == "10.0.0.2")
-    #expect(clientAddress(peer: "10.0.0.3", forwardedFor: ["1.1.1.1", "2.2.2.2, 3.3.3.3"], trustedProxies: 3) == "1.1.1.1")
-    #expect(clientAddress(peer: "10.0.0.3", forwardedFor: ["1.1.1.1", "2.2.2.2, 3.3.3.3"], trustedProxies: 4) == "10.0.0.3")
+    #expect(
+      clientAddress(peer: "10.0.0.3", forwardedFor: ["1.1.1.1", "2.2.2.2, 3.3.3.3"], trustedProxies: 3) == "1.1.1.1")
+    #expect(
+      clientAddress(peer: "10.0.0.3", forwardedFor: ["1.1.1.1", "2.2.2.2, 3.3.3.3"], trustedProxies: 4) == "10.0.0.3")
   }
 }

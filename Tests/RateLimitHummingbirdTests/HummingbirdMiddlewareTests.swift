@@ -19,8 +19,40 @@
     }
   }
 
+  /// A store that cannot decide, as a `PostgresRateLimiter` under `.throwError` with its database away.
+  struct StoreAway: Error {}
+  struct UnavailableLimiter: SharedKeyedLimiter {
+    func tryAcquire(_ permits: Int, for key: String) async throws -> Bool { throw StoreAway() }
+    func retryAfter(_ permits: Int, for key: String) async throws -> Duration? { throw StoreAway() }
+    func decide(_ permits: Int, for key: String) async throws -> RateLimitDecision { throw StoreAway() }
+  }
+
   @Suite struct HummingbirdMiddlewareTests {
     static let apiKey = HTTPField.Name("X-Api-Key")!
+
+    /// SPEC 4.1.1: a limiter that throws while deciding is answered 503 with `Retry-After: 1`, no RateLimit
+    /// fields, and the request's other grants taken back (4.1 answered a bare 500).
+    @Test func aStoreThatCannotDecideIsA503() async throws {
+      let searches = KeyedRateLimiter<String>(limit: 10, per: .seconds(10))
+      let router = Router()
+      router.group("search")
+        .add(
+          middleware: RateLimitMiddleware(
+            RateLimitPolicy("search", searches), RateLimitPolicy("shared", UnavailableLimiter())
+          ) { request, _ in request.headers[Self.apiKey] }
+        )
+        .get { _, _ in "ok" }
+      let app = Application(router: router)
+      try await app.test(.router) { client in
+        try await client.execute(uri: "/search", method: .get, headers: [Self.apiKey: "alice"]) { response in
+          #expect(response.status == .serviceUnavailable)
+          #expect(response.headers[.retryAfter] == "1")
+          #expect(response.headers[HTTPField.Name("RateLimit")!] == nil)
+          #expect(String(buffer: response.body) == "Service Unavailable\n")
+        }
+      }
+      #expect(searches.decide(for: "alice").remaining == 9)
+    }
 
     @Test func tenPerTenSecondsThroughTheRouter() async throws {
       let clock = ManualClock()

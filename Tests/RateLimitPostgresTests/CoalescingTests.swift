@@ -222,7 +222,8 @@
     @Test func aFullTableTakesNoNewKeyUntilARefusalHasPassed() {
       let refusals = LocalRefusals()
       for index in 0..<LocalRefusals.capacity {
-        refusals.refuse(ByteBuffer(string: "key-\(index)"), until: .seconds(10 + index % 3), restAt: .seconds(20), now: .zero)
+        refusals.refuse(
+          ByteBuffer(string: "key-\(index)"), until: .seconds(10 + index % 3), restAt: .seconds(20), now: .zero)
       }
       refusals.refuse(ByteBuffer(string: "late"), until: .seconds(30), restAt: .seconds(40), now: .seconds(1))
       #expect(refusals.refusal(for: ByteBuffer(string: "late"), at: .seconds(1)) == nil, "full: not remembered")

@@ -125,7 +125,8 @@
         let name = ByteBuffer(string: limiter.name)
         try await client.withConnection { connection in
           _ = try await connection.query(
-            "SELECT pg_advisory_lock(ratelimit_lock_key(\(name), \(ByteBuffer(string: "held"))))", logger: .init(label: "test"))
+            "SELECT pg_advisory_lock(ratelimit_lock_key(\(name), \(ByteBuffer(string: "held"))))",
+            logger: .init(label: "test"))
           async let held = limiter.decide(for: "held")
           // Wait until the held key's statement waits for the lock (no sleep: the server says so).
           while true {
@@ -148,7 +149,8 @@
           let heldDecision = try await held
           #expect(heldDecision.isFallback && !heldDecision.isGranted)
           _ = try await connection.query(
-            "SELECT pg_advisory_unlock(ratelimit_lock_key(\(name), \(ByteBuffer(string: "held"))))", logger: .init(label: "test"))
+            "SELECT pg_advisory_unlock(ratelimit_lock_key(\(name), \(ByteBuffer(string: "held"))))",
+            logger: .init(label: "test"))
         }
         // One held key did not start the outage back-off: the next decision goes to the database.
         let next = try await limiter.decide(for: "after")

@@ -38,6 +38,32 @@
       }
     }
 
+    /// SPEC 4.1.1: a limiter that throws while deciding is answered 503 with `Retry-After: 1`, no RateLimit
+    /// fields, and the request's other grants taken back (4.1 answered a bare 500).
+    @Test func aStoreThatCannotDecideIsA503() async throws {
+      struct StoreAway: Error {}
+      struct UnavailableLimiter: SharedKeyedLimiter {
+        func tryAcquire(_ permits: Int, for key: String) async throws -> Bool { throw StoreAway() }
+        func retryAfter(_ permits: Int, for key: String) async throws -> Duration? { throw StoreAway() }
+        func decide(_ permits: Int, for key: String) async throws -> RateLimitDecision { throw StoreAway() }
+      }
+      let searches = KeyedRateLimiter<String>(limit: 10, per: .seconds(10))
+      try await withApp { app in
+        app.grouped(
+          RateLimitMiddleware(RateLimitPolicy("search", searches), RateLimitPolicy("shared", UnavailableLimiter())) {
+            $0.headers.first(name: "X-Api-Key")
+          }
+        ).get("search") { _ in "ok" }
+        try await app.testing().test(.GET, "search", headers: ["X-Api-Key": "alice"]) { response async in
+          #expect(response.status == .serviceUnavailable)
+          #expect(response.headers.first(name: "Retry-After") == "1")
+          #expect(response.headers.first(name: "RateLimit") == nil)
+          #expect(response.body.string == "Service Unavailable\n")
+        }
+      }
+      #expect(searches.decide(for: "alice").remaining == 9)
+    }
+
     @Test func theSpecCallSiteCompiles() async throws {
       let searches = KeyedRateLimiter<String>(limit: 10, per: .seconds(10))
       try await withApp { app in

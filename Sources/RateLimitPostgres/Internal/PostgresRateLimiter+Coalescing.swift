@@ -89,7 +89,7 @@
           do {
             let row = try await decide(live[0].request, sweep: sweep, within: within, lockTimeout: Self.laneLockTimeout)
             live[0].slot.finish(.success(row))
-          } catch where Self.isKeyLockNotAvailable(error) {
+          } catch  where Self.isKeyLockNotAvailable(error) {
             live[0].slot.finish(.failure(KeyLockHeld()))
           }
           return
@@ -114,6 +114,10 @@
           }
           pending.slot.finish(.success((time, now, row.2, row.3, row.4, remaining, restAt)))
         }
+      } catch  where Self.isKeyLockNotAvailable(error) {
+        // A lock not had within the lane's wait (another session's key lock, or a relation being extended): the
+        // statement booked nothing; each caller sends its decision again, outside the lane.
+        for pending in live { pending.slot.finish(.failure(KeyLockHeld())) }
       } catch {
         for pending in live { pending.slot.finish(.failure(error)) }
       }
