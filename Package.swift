@@ -136,6 +136,8 @@ let package = Package(
         .target(name: "RateLimitVapor", condition: .when(traits: ["Vapor"])),
         .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
         .product(name: "VaporTesting", package: "vapor", condition: .when(traits: ["Vapor"])),
+        .target(name: "RateLimitPostgres", condition: .when(traits: ["Postgres"])),
+        .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
       ],
       swiftSettings: upcomingFeatures),
   ],

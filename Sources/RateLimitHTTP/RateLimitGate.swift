@@ -17,7 +17,7 @@ import RateLimit
 /// stays taken from the others: when every policy's limiter can decide jointly with the others
 /// (`PostgresRateLimiter`s on one `PostgresClient`), one step decides them all atomically; otherwise the policies
 /// decide in order and a refusal takes the earlier grants back exactly (`KeyedRateLimiter` can; a limiter of your
-/// own that conforms only to ``SharedKeyedLimiter`` cannot, and keeps what it granted). An error from a limiter
+/// own that conforms only to `SharedKeyedLimiter` cannot, and keeps what it granted). An error from a limiter
 /// takes back what the earlier policies granted, then propagates.
 public struct RateLimitGate: Sendable {
   /// The policies, in the order their header fields are listed.
@@ -173,7 +173,7 @@ public struct RateLimitGate: Sendable {
 
   /// Each policy in order; on a refusal (or an error), every earlier grant is taken back exactly: in process at
   /// once, a `PostgresRateLimiter`'s by revoking its booking (one more round trip, before the response). Only a
-  /// limiter of the app's own (``SharedKeyedLimiter`` alone) keeps what it granted.
+  /// limiter of the app's own (`SharedKeyedLimiter` alone) keeps what it granted.
   private func decideInOrder(key: String) async throws -> [RateLimitDecision] {
     var made: [_UndoableDecision?] = []
     var decisions: [RateLimitDecision] = []

@@ -8,7 +8,7 @@ public import RateLimit
 /// let policy = RateLimitPolicy("search", searches)
 /// ```
 ///
-/// The limiter is any ``SharedKeyedLimiter``: an in-process `KeyedRateLimiter<String>` or a shared
+/// The limiter is any `SharedKeyedLimiter`: an in-process `KeyedRateLimiter<String>` or a shared
 /// `PostgresRateLimiter`. One limiter may serve several policies (and routes): they then share its quota.
 public struct RateLimitPolicy: Sendable {
   /// The policy's identifier in the header fields (sent as a Structured Field string: quotes and backslashes

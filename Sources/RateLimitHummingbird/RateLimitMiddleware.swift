@@ -49,7 +49,7 @@
 
     /// - Parameters:
     ///   - policies: The limits every request takes from, for its key, in the order the header fields list them.
-    ///   - headers: Which header fields responses carry; ``RateLimitHeaders/ietf`` by default.
+    ///   - headers: Which header fields responses carry; `RateLimitHeaders.ietf` by default.
     ///   - key: The request's key; `nil`: the request is not limited.
     public init(
       _ policies: RateLimitPolicy..., headers: RateLimitHeaders = .ietf,
@@ -170,9 +170,9 @@
 
   @available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
   extension RateLimitMiddleware where Context: RemoteAddressRequestContext {
-    /// Keyed by the client's address (``RateLimitHTTP/clientKey(address:)``: IPv6 by /64), behind
+    /// Keyed by the client's address (`clientKey(address:)`: IPv6 by /64), behind
     /// `trustedProxies` reverse proxies that each append to `X-Forwarded-For`
-    /// (``RateLimitHTTP/clientAddress(peer:forwardedFor:trustedProxies:)``). With `trustedProxies: 0`
+    /// (`clientAddress(peer:forwardedFor:trustedProxies:)`). With `trustedProxies: 0`
     /// forwarding headers are never read: a client cannot choose its own key. A request without a peer address
     /// (a Unix socket, a test without one) is not limited.
     public init(_ policies: RateLimitPolicy..., headers: RateLimitHeaders = .ietf, trustedProxies: Int = 0) {

@@ -156,6 +156,7 @@
     ///
     /// | the parts | answered |
     /// |---|---|
+    /// | one asking one permit is refused in this process (`localRefusals`) | refused, no round trip; a part not asked reports `remaining` 0 and that refusal's wait |
     /// | one asks more than its limiter's capacity | refused: nothing taken, each part's own answer read without booking (a round trip each) |
     /// | some have no limiting (`window: .zero`) | those granted here; the others in one round trip, all or nothing |
     /// | the database cannot answer (or the first part's limiter is in its outage back-off) | each part's own policy, here, all or nothing; the statement's bookings are revoked |
@@ -180,6 +181,20 @@
       let limited = limiters.indices.filter { !limiters[$0].isUnlimited }
       if limited.isEmpty { return decisions.map { $0! } }
       let asked = limited.map { (limiter: limiters[$0], permits: parts[$0].permits) }
+      // A refused key answers locally in a joint decision too: no round trip while a part is refused here.
+      let refusals = asked.map { $0.permits == 1 ? $0.limiter.localRefusal(for: keyBytes) : nil }
+      if refusals.contains(where: { $0 != nil }) {
+        let wait = refusals.compactMap { $0?.retryAfter }.max() ?? .zero
+        for (part, (index, refusal)) in zip(asked, zip(limited, refusals)) {
+          // A part not asked: nothing taken, nothing known of it now; no permit promised before the refusal ends.
+          decisions[index] =
+            refusal
+            ?? RateLimitDecision(
+              isGranted: true, limit: part.limiter.capacity, window: part.limiter.window, remaining: 0,
+              resetAfter: wait, retryAfter: nil)
+        }
+        return decisions.map { $0! }
+      }
       // Booking ids chosen here, so that a statement this caller gives up on books nothing when it runs late.
       let ids = asked.map { _ in Int64.random(in: (1 << 62)...Int64.max) }
       do {
@@ -211,8 +226,15 @@
         \(parts.map { Int64($0.permits) }), \(nows.map { $0 ?? 0 }), \(nows.map { $0 != nil }), \(lockTimeout), \
         \(ids))
         """
+      let sent = limiters.map { $0.localClock.now }
       let rows = try await runAll(query, as: (Bool, Int64, Int64, Int64, Int64).self)
       guard rows.count == parts.count else { throw NoRow() }
+      for ((part, sent), row) in zip(zip(parts, sent), rows) where part.permits == 1 && !row.0 {
+        // This part refused on its own: refused here until it can grant one permit (as a lone decision is).
+        part.limiter.localRefusals?.refuse(
+          key, until: sent + .nanoseconds(row.1 &- row.2), restAt: sent + .nanoseconds(max(0, row.4 &- row.2)),
+          now: sent)
+      }
       return zip(limiters, rows).map { limiter, row in
         limiter.report(Decision(time: row.1, now: row.2, id: -1, booked: row.0, remaining: row.3, restAt: row.4))
       }

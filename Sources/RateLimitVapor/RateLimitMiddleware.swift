@@ -41,7 +41,7 @@
 
     /// - Parameters:
     ///   - policies: The limits every request takes from, for its key, in the order the header fields list them.
-    ///   - headers: Which header fields responses carry; ``RateLimitHeaders/ietf`` by default.
+    ///   - headers: Which header fields responses carry; `RateLimitHeaders.ietf` by default.
     ///   - key: The request's key; `nil`: the request is not limited.
     public init(
       _ policies: RateLimitPolicy..., headers: RateLimitHeaders = .ietf, key: @escaping @Sendable (Request) -> String?
@@ -58,7 +58,7 @@
       self.policyField = gate._inProcessPolicyField
     }
 
-    /// Keyed by the client's address (``RateLimitHTTP/clientKey(address:)``: IPv6 by /64), behind
+    /// Keyed by the client's address (`clientKey(address:)`: IPv6 by /64), behind
     /// `trustedProxies` reverse proxies that each append to `X-Forwarded-For`. With `trustedProxies: 0`
     /// forwarding headers are never read: a client cannot choose its own key. A request without a peer address
     /// is not limited.

@@ -57,6 +57,28 @@
       }
     }
 
+    /// One policy answered by its fallback (its database away: nothing listens), the other by the database: a
+    /// refused request keeps nothing in the database (4.1 kept 30 refused uploads' "daily" bookings for a day).
+    @Test func aPolicyAnsweredByItsFallbackNeverLeavesTheOthersBooking() async throws {
+      _ = try await TestDatabase.withClient { client in
+        let away = PostgresClient(
+          configuration: .init(
+            host: "127.0.0.1", port: AvailabilityTests.freePort(), username: "postgres", password: nil,
+            database: nil, tls: .disable))
+        let running = Task { await away.run() }
+        defer { running.cancel() }
+        let daily = Self.limiter(client, limit: 100, per: .seconds(86_400))
+        try await daily.prepare()
+        let burst = Self.limiter(
+          away, limit: 10, per: .seconds(1),
+          whenUnavailable: .fallback(KeyedRateLimiter(limit: 1, per: .seconds(3_600))), timeout: .milliseconds(250))
+        let gate = RateLimitGate([RateLimitPolicy("daily", daily), RateLimitPolicy("burst", burst)])
+        #expect(try await Self.granted(gate, 30) == 1)
+        // 99 left: this decision takes one of them.
+        #expect(try await daily.decide(for: "k").remaining == 98)
+      }
+    }
+
     /// Local refusals compare keys by their UTF-8 bytes, as the database does: exhausting one spelling never
     /// refuses a canonically equivalent other (4.1 refused the victim 5 of 5 times).
     @Test func localRefusalsCompareKeysByTheirBytes() async throws {
@@ -111,6 +133,40 @@
           #expect(after.isGranted && !after.isFallback)
           #expect(after.remaining == 8, "phantom bookings: \(8 - after.remaining)")
           #expect(try await closed.decide(for: "k").remaining == 8)
+        }
+      }
+    }
+
+    /// A refused key answers locally in a joint decision too: once the database refused a part (one permit),
+    /// the request is refused in this process until that part can grant, without a round trip. Shown with the
+    /// server frozen after the refusal: the next requests are refused by the policy that refused, at once and
+    /// not by `whenUnavailable` (4.1 sent every two-policy refusal to the database: here, a timeout each).
+    @Test func aJointRequestRefusedByTheDatabaseIsRefusedLocallyAfter() async throws {
+      _ = try await TestDatabase.withPrivateServer { configuration, server in
+        try await TestDatabase.withClient(configuration) { client in
+          let timeout = Duration.milliseconds(250)
+          let perMinute = Self.limiter(client, limit: 1, per: .seconds(60), whenUnavailable: .allow, timeout: timeout)
+          let perDay = Self.limiter(
+            client, limit: 100, per: .seconds(86_400), whenUnavailable: .allow, timeout: timeout)
+          try await perMinute.prepare()
+          try await perDay.prepare()
+          let gate = RateLimitGate([RateLimitPolicy("minute", perMinute), RateLimitPolicy("day", perDay)])
+          #expect(try await Self.granted(gate, 2) == 1)  // the second refused by the database
+          await server("freeze")
+          let clock = ContinuousClock()
+          for _ in 0..<3 {
+            let start = clock.now
+            guard case .refused(let refusal) = try await gate.decide(key: "k") else {
+              Issue.record("granted: answered by the policy (.allow), not by the local refusal")
+              continue
+            }
+            #expect(refusal.refusedBy == ["minute"])
+            #expect((refusal.retryAfter ?? .zero) > .seconds(50))
+            #expect(clock.now - start < timeout, "a round trip was tried")
+          }
+          await server("thaw")
+          // The day policy kept the one grant only.
+          #expect(try await perDay.decide(for: "k").remaining == 98)
         }
       }
     }

@@ -141,16 +141,18 @@
     }
 
     /// 4.1: two policies on one client decide together, all or nothing, in one round trip: refusals by one
-    /// never eat the other's quota.
+    /// never eat the other's quota. Without local refusals, so that every request is decided in the database
+    /// and reports each part's state after it (4.1.1: a part refused locally refuses the request without asking,
+    /// and the other parts are then not read: `ExactAgainTests.aJointRequestRefusedByTheDatabaseIsRefusedLocallyAfter`).
     @Test func jointDecisionsAreAllOrNothing() async throws {
       _ = try await TestDatabase.withClient { client in
         let clock = ManualClock()
         let perSecond = PostgresRateLimiter(
           client: client, name: TestDatabase.uniqueName() + "-s", limit: 1, per: .seconds(1), time: .clock(clock),
-          timeout: TestDatabase.timeout)
+          timeout: TestDatabase.timeout, localRefusals: false)
         let perDay = PostgresRateLimiter(
           client: client, name: TestDatabase.uniqueName() + "-d", limit: 3, per: .seconds(86_400), burst: 3,
-          time: .clock(clock), timeout: TestDatabase.timeout)
+          time: .clock(clock), timeout: TestDatabase.timeout, localRefusals: false)
         try await perSecond.prepare()
         try await perDay.prepare()
         let parts: [(limiter: any SharedKeyedLimiter, permits: Int)] = [(perSecond, 1), (perDay, 1)]
