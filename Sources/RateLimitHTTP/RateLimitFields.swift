@@ -1,6 +1,6 @@
 public import RateLimit
 
-/// The header fields of draft-ietf-httpapi-ratelimit-headers for a list of policies and their decisions, one
+/// The header fields of draft-ietf-httpapi-ratelimit-headers-11 for a list of policies and their decisions, one
 /// list member per policy in the order given:
 ///
 /// ```

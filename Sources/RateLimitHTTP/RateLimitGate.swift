@@ -171,36 +171,57 @@ public struct RateLimitGate: Sendable {
     policies.allSatisfy { ($0.limiter as? any _JointlyDecidingLimiter)?._jointGroup == joint._jointGroup }
   }
 
-  /// Each policy in order; on a refusal (or an error), every earlier grant is taken back exactly: in process at
-  /// once, a `PostgresRateLimiter`'s by revoking its booking (one more round trip, before the response). Only a
-  /// limiter of the app's own (`SharedKeyedLimiter` alone) keeps what it granted.
+  /// Policies that cannot decide in one step: the in-process ones first, synchronously, in policy order; then
+  /// the others all at once, so that a request waits for its slowest store, not for their sum (at most one
+  /// `timeout` however many `PostgresRateLimiter`s it has). On a refusal (or an error), every grant is taken
+  /// back exactly: in process at once, a `PostgresRateLimiter`'s by revoking its booking (one more round trip,
+  /// before the response). Only a limiter of the app's own (`SharedKeyedLimiter` alone) keeps what it granted.
   private func decideInOrder(key: String) async throws -> [RateLimitDecision] {
-    var made: [_UndoableDecision?] = []
-    var decisions: [RateLimitDecision] = []
-    do {
-      for policy in policies {
-        if let keyed = policy.limiter as? KeyedRateLimiter<String> {
-          let decision = keyed._decideUndoably(policy.permits, for: key)  // synchronous, as above
-          made.append(decision)
-          decisions.append(decision.decision)
-        } else if let undoable = policy.limiter as? any _UndoableKeyedLimiter {
-          let decision = try await undoable._decideUndoably(policy.permits, for: key)
-          made.append(decision)
-          decisions.append(decision.decision)
-        } else {
-          made.append(nil)
-          decisions.append(try await policy.limiter.decide(policy.permits, for: key))
+    var made = [_UndoableDecision?](repeating: nil, count: policies.count)
+    var decisions = [RateLimitDecision?](repeating: nil, count: policies.count)
+    var others: [Int] = []
+    for (index, policy) in policies.enumerated() {
+      if let keyed = policy.limiter as? KeyedRateLimiter<String> {
+        let decision = keyed._decideUndoably(policy.permits, for: key)  // synchronous, as above
+        (made[index], decisions[index]) = (decision, decision.decision)
+      } else {
+        others.append(index)
+      }
+    }
+    var failure: (any Error)?
+    await withTaskGroup(of: (Int, Result<(_UndoableDecision?, RateLimitDecision), any Error>).self) { group in
+      for index in others {
+        let policy = policies[index]
+        group.addTask {
+          do {
+            if let undoable = policy.limiter as? any _UndoableKeyedLimiter {
+              let decision = try await undoable._decideUndoably(policy.permits, for: key)
+              return (index, .success((decision, decision.decision)))
+            }
+            return (index, .success((nil, try await policy.limiter.decide(policy.permits, for: key))))
+          } catch {
+            return (index, .failure(error))
+          }
         }
       }
-    } catch {
-      for case let decision? in made { _ = await decision.undo() }
-      throw error
+      // Every answer is collected, an error's included, so that no grant is left behind untaken.
+      for await (index, result) in group {
+        switch result {
+        case .success(let (undoable, decision)): (made[index], decisions[index]) = (undoable, decision)
+        case .failure(let error): failure = failure ?? error
+        }
+      }
     }
-    guard decisions.contains(where: { !$0.isGranted }) else { return decisions }
+    if let failure {
+      for case let decision? in made where decision.decision.isGranted { _ = await decision.undo() }
+      throw failure
+    }
+    var answers = decisions.map { $0! }
+    guard answers.contains(where: { !$0.isGranted }) else { return answers }
     for (index, decision) in made.enumerated() {
       guard let decision, decision.decision.isGranted else { continue }
-      decisions[index] = await decision.undo()
+      answers[index] = await decision.undo()
     }
-    return decisions
+    return answers
   }
 }

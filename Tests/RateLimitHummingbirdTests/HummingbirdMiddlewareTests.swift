@@ -138,5 +138,60 @@
         #expect(statuses == [.ok, .ok, .tooManyRequests, .ok, .tooManyRequests])
       }
     }
+
+    /// SPEC 4.1.1: behind a trusted proxy, an entry that is not an address keys the request by the peer; 4.1
+    /// left such a request unlimited (no decision, no fields). Live server, real client.
+    @Test func aNonAddressForwardedEntryIsLimitedAsThePeer() async throws {
+      let limiter = KeyedRateLimiter<String>(limit: 2, per: .seconds(60))
+      let router = Router(context: AddressContext.self)
+      router.add(middleware: RateLimitMiddleware(RateLimitPolicy("api", limiter), trustedProxies: 1))
+      router.get("/") { _, _ in "ok" }
+      let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+      try await app.test(.live) { client in
+        var statuses: [HTTPResponse.Status] = []
+        for forwarded in ["unknown", "_hidden", "for=1.1.1.1", "1.1.1.1;x"] {
+          let headers: HTTPFields = [HTTPField.Name("X-Forwarded-For")!: forwarded]
+          try await client.execute(uri: "/", method: .get, headers: headers) { response in
+            statuses.append(response.status)
+            #expect(response.headers[HTTPField.Name("RateLimit-Policy")!] == #""api";q=2;w=60"#)
+          }
+        }
+        #expect(statuses == [.ok, .ok, .tooManyRequests, .tooManyRequests])
+      }
+      #expect(!limiter.tryAcquire(for: "127.0.0.1"), "keyed by the peer")
+    }
+
+    /// The article's fallback ("Rate limiting a server"): requests with an API key are keyed by it, the others
+    /// by their address, instead of going unlimited. Compiled as written, run on a live server.
+    @Test func aKeyClosureFallsBackToTheAddress() async throws {
+      let searches = KeyedRateLimiter<String>(limit: 1, per: .seconds(60))
+      let router = Router(context: AddressContext.self)
+      router.group("api")
+        .add(
+          middleware: RateLimitMiddleware(
+            RateLimitPolicy("api", searches)
+          ) { request, context in
+            if let apiKey = request.headers[HTTPField.Name("X-Api-Key")!] {
+              return "key:" + apiKey
+            }
+            return context.remoteAddress?.ipAddress
+              .flatMap(clientKey(address:)).map { "ip:" + $0 }
+          }
+        )
+        .get { _, _ in "ok" }
+      let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+      try await app.test(.live) { client in
+        var statuses: [HTTPResponse.Status] = []
+        for apiKey in [nil, nil, "alice", "alice"] as [String?] {
+          var headers = HTTPFields()
+          if let apiKey { headers[HTTPField.Name("X-Api-Key")!] = apiKey }
+          try await client.execute(uri: "/api", method: .get, headers: headers) { response in
+            statuses.append(response.status)
+          }
+        }
+        #expect(statuses == [.ok, .tooManyRequests, .ok, .tooManyRequests])
+      }
+      #expect(searches.count == 2)
+    }
   }
 #endif

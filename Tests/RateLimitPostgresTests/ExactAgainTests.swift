@@ -171,6 +171,34 @@
       }
     }
 
+    /// A request with several policies waits at most one `timeout` plus its local decisions, however many
+    /// policies it has, also when they cannot decide in one statement (two clients): the database frozen, three
+    /// policies answer within one timeout, not three.
+    @Test func policiesOnSeveralClientsWaitOneTimeoutTogether() async throws {
+      _ = try await TestDatabase.withPrivateServer { configuration, server in
+        try await TestDatabase.withClient(configuration) { first in
+          try await TestDatabase.withClient(configuration) { second in
+            try await TestDatabase.withClient(configuration) { third in
+              let timeout = Duration.milliseconds(250)
+              let limiters = [first, second, third].map {
+                Self.limiter($0, limit: 10, per: .seconds(600), whenUnavailable: .allow, timeout: timeout)
+              }
+              for limiter in limiters { try await limiter.prepare() }
+              let gate = RateLimitGate(limiters.enumerated().map { RateLimitPolicy("p\($0)", $1) })
+              #expect(try await Self.granted(gate, 1) == 1)
+              await server("freeze")
+              let clock = ContinuousClock()
+              let start = clock.now
+              #expect(try await Self.granted(gate, 1) == 1)  // each policy's .allow
+              let elapsed = clock.now - start
+              await server("thaw")
+              #expect(elapsed < timeout + .milliseconds(200), "\(elapsed)")
+            }
+          }
+        }
+      }
+    }
+
     /// A key whose lock another session holds never holds up the other keys of its limiter: 4.1 coalesced them
     /// behind it, so they waited for its lock timeout and went to the policy (14 of 20 denied).
     @Test func aLockedKeyNeverHoldsUpTheOtherKeys() async throws {

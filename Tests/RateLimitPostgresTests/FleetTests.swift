@@ -102,8 +102,9 @@
           violations.append("k\(key): \(earlier) then \(later) (\(later - earlier) ns)")
         }
       }
-      // Enough grants that batches and sweeps met often (a few thousand on this machine).
-      #expect(total > 1_000, "\(total) grants")
+      // Enough grants that batches and sweeps met often (about 20,000 on this machine; fewer under TSan).
+      print("six processes on 200 keys: \(total) grants, \(violations.count) over-admissions")
+      #expect(total > 500, "\(total) grants")
       #expect(violations.isEmpty, "\(violations.count) over-admissions in \(total) grants: \(violations.prefix(5))")
     }
   }
