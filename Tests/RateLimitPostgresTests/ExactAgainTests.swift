@@ -79,6 +79,36 @@
       }
     }
 
+    /// An undo in PostgreSQL (`ratelimit_undo_v5`) gives back exactly the grant's permits, whatever other grants
+    /// of the key came between, for both rules: Go's cancel (`ratelimit_cancel_v4`) gives a token bucket's back
+    /// only while it is the key's latest booking.
+    @Test(arguments: [nil, 10] as [Int?]) func anUndoInPostgresGivesBackItsPermits(burst: Int?) async throws {
+      _ = try await TestDatabase.withClient { client in
+        let clock = ManualClock()
+        let limiter =
+          if let burst {
+            PostgresRateLimiter(
+              client: client, name: TestDatabase.uniqueName(), limit: 10, per: .seconds(60), burst: burst,
+              time: .clock(clock), timeout: TestDatabase.timeout)
+          } else {
+            PostgresRateLimiter(
+              client: client, name: TestDatabase.uniqueName(), limit: 10, per: .seconds(60), time: .clock(clock),
+              timeout: TestDatabase.timeout)
+          }
+        try await limiter.prepare()
+        let first = try await limiter._decideUndoably(1, for: "k")
+        #expect(first.decision.isGranted && first.decision.remaining == 9)
+        clock.advance(by: .milliseconds(1))
+        #expect(try await limiter.decide(for: "k").remaining == 8)
+        clock.advance(by: .milliseconds(1))
+        let after = await first.undo()
+        #expect(after.remaining == 9)
+        #expect(try await limiter.decide(for: "k").remaining == 8)
+        // A second undo of the same grant gives nothing more.
+        #expect(await first.undo().remaining == 8)
+      }
+    }
+
     /// Local refusals compare keys by their UTF-8 bytes, as the database does: exhausting one spelling never
     /// refuses a canonically equivalent other (4.1 refused the victim 5 of 5 times).
     @Test func localRefusalsCompareKeysByTheirBytes() async throws {
