@@ -1,5 +1,7 @@
 #if Postgres
-  /// 4.0's functions (schema version 3), kept verbatim: during a rolling deploy a 4.0 instance keeps calling them
+  /// 4.0's functions (schema version 3), kept as 4.0 wrote them but for release 9's sweep (under each key's
+  /// advisory lock), in one copy: the rolling-deploy tests build 4.0's `prepare()` from these (Tests'
+  /// `Release40Schema`). During a rolling deploy a 4.0 instance keeps calling them
   /// against this release's table, so this release creates them too (its own are named `…_v4`). They work on the
   /// same rows: `cum` became `numeric[]`, which they read and write through PostgreSQL's implicit casts, and their
   /// booking ids (`next_id`, from 0) never meet this release's (a sequence from 2^40).

@@ -1,4 +1,7 @@
 #if Postgres
+  import Foundation
+  @testable import RateLimitPostgres
+
   // Everything `PostgresRateLimiter` sends, in one place: the tables and functions `prepare()` creates, and the
   // statements of each decision. Every quantity is an exact integer: times and windows in whole nanoseconds
   // (`bigint`), a token bucket's credit in nanosecond-permits (`numeric`: a permit is worth T, a nanosecond adds N),
@@ -9,8 +12,10 @@
   // key's transaction-scoped advisory lock, then reads the row and "now" (never behind the key's latest one), and
   // writes the row once: so however many processes ask, decisions on a key are serialized and none is granted
   // more than its rule allows.
-  /// 4.0's schema (version 3), copied verbatim from the 4.0 release: a 4.0 instance's `prepare()` and decisions,
-  /// for the rolling-deploy tests.
+  /// 4.0's schema (version 3): a 4.0 instance's `prepare()` and decisions, for the rolling-deploy tests. Its
+  /// functions are the ones this release keeps for 4.0's processes (`Schema+Version3.swift`, one copy: release 9
+  /// added a sweep's advisory lock to them) and the clock and lock key, which never changed; only 4.0's table
+  /// (`cum bigint[]`) and its sweep, which this release replaced, are kept here.
   enum Release40Schema {
     /// Bumped whenever what `prepare()` creates changes; `prepare()` migrates anything older.
     static let version = 3
@@ -29,10 +34,10 @@
         -- (Version 1 kept no running totals.)
         DROP TABLE IF EXISTS ratelimit_keys;
         \(keysTable)
-        \(clockFunction)
-        \(lockKeyFunction)
-        \(decideFunction)
-        \(cancelFunction)
+        \(Schema.clockFunction)
+        \(Schema.lockKeyFunction)
+        \(Schema.version3DecideFunction)
+        \(Schema.version3CancelFunction)
         \(sweepFunction)
         DELETE FROM ratelimit_schema;
         INSERT INTO ratelimit_schema (version) VALUES (\(version));
@@ -40,234 +45,10 @@
       $prepare$
       """
 
-    /// A key's state: a sliding window's bookings in (now − T, ∞), or a token bucket's credit and bookings ahead.
-    /// UNLOGGED: not written to the WAL (a decision costs less); after a database crash every key is fresh.
-    static let keysTable = """
-      CREATE UNLOGGED TABLE ratelimit_keys (
-          name bytea NOT NULL,
-          key bytea NOT NULL,
-          -- The latest "now" of a decision on this key: "now" never goes behind it.
-          latest bigint NOT NULL DEFAULT -9223372036854775808,
-          -- From this instant on the key is at rest (fresh): its row is no longer needed.
-          rest_at bigint NOT NULL DEFAULT -9223372036854775808,
-          -- Bookings in booking order: instants, permits, ids. Window: those in (now - T, inf); bucket: ahead.
-          times bigint[] NOT NULL DEFAULT '{}',
-          permits bigint[] NOT NULL DEFAULT '{}',
-          ids bigint[] NOT NULL DEFAULT '{}',
-          -- Window: running totals of permits (cum[i] = permits booked up to booking i), so that the permits in
-          -- any window are one subtraction away, found by binary search over the instants.
-          cum bigint[] NOT NULL DEFAULT '{}',
-          next_id bigint NOT NULL DEFAULT 0,
-          -- Token bucket: credit at last (NULL: full), last, and the state before the latest booking, for cancel.
-          tokens numeric,
-          last bigint NOT NULL DEFAULT -9223372036854775808,
-          before_tokens numeric,
-          before_last bigint,
-          before_id bigint,
-          PRIMARY KEY (name, key)
-      );
-      -- The sweep finds keys at rest by this index, never by scanning the keys in use.
-      CREATE INDEX ratelimit_keys_rest ON ratelimit_keys (name, rest_at);
-      """
-
-    /// The advisory lock of one key of one name (64 bits of a hash of both: two keys that collide only wait for
-    /// each other). `bytea::text` is hex, so the separator is unambiguous.
-    static let lockKeyFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_lock_key(p_name bytea, p_key bytea) RETURNS bigint
-      LANGUAGE sql IMMUTABLE STRICT AS
-      $f$ SELECT hashtextextended(p_name::text || '/' || p_key::text, 7240317146390512431) $f$;
-      """
-
-    /// The database's clock in whole nanoseconds since the Unix epoch (microseconds on most servers).
-    static let clockFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_clock() RETURNS bigint LANGUAGE sql VOLATILE AS
-      $f$ SELECT (extract(epoch FROM clock_timestamp()) * 1000000000)::bigint $f$;
-      """
-
-    /// One decision on one key: `tryAcquire` (mode 0), `reserve` (1) or `retryAfter` (2, reads only). Returns the
-    /// instant the request is (or would be) booked for, the decision's "now", the booking's id, whether it was
-    /// booked, and how many rows of other keys at rest it swept first (at most `p_sweep`: the automatic sweep
-    /// rides on a decision, in the same statement).
-    ///
-    /// Sliding window: the earliest s >= now and >= the latest booking with the permits in (s - T, s] plus n at
-    /// most N. Token bucket: Go's `x/time/rate`, credit in nanosecond-permits; the booking is not earlier than
-    /// the latest one ahead (first come, first served). A booking later than now + maxDelay changes nothing.
-    static let decideFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_decide(
-          p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_permits bigint,
-          p_now bigint, p_max_delay bigint, p_mode integer, p_sweep integer,
-          OUT o_time bigint, OUT o_now bigint, OUT o_id bigint, OUT o_booked boolean, OUT o_swept integer)
-      LANGUAGE plpgsql VOLATILE AS $f$
-      DECLARE
-          big CONSTANT bigint := 9223372036854775807;
-          r ratelimit_keys%ROWTYPE;
-          n integer;
-          i integer := 1;
-          first integer;
-          in_window bigint;
-          deadline bigint;
-          ts bigint[];
-          ps bigint[];
-          cs bigint[];
-          lo integer;
-          hi integer;
-          mid integer;
-          bound bigint;
-          full_credit numeric;
-          credit numeric;
-          wait numeric;
-      BEGIN
-          o_booked := false;
-          o_swept := 0;
-          IF p_mode <> 2 THEN
-              -- The key's lock first, then its row and "now": a decision never acts on an older state or "now"
-              -- than the one before it. An advisory lock (held to the end of the transaction) writes nothing,
-              -- where a row lock would write the row twice.
-              PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
-          END IF;
-          SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
-          IF NOT FOUND THEN
-              r := ROW(p_name, p_key, -9223372036854775808, -9223372036854775808, '{}', '{}', '{}', '{}',
-                       0, NULL, -9223372036854775808, NULL, NULL, NULL);
-          END IF;
-          o_now := greatest(coalesce(p_now, ratelimit_clock()), r.latest);
-          IF p_sweep > 0 THEN
-              -- Rows that only keys at rest hold, a bounded batch found by index; rows a decision holds are skipped.
-              DELETE FROM ratelimit_keys WHERE ctid = ANY (ARRAY(
-                  SELECT ctid FROM ratelimit_keys
-                  WHERE name = p_name AND rest_at <= o_now AND key <> p_key
-                  LIMIT p_sweep FOR UPDATE SKIP LOCKED));
-              GET DIAGNOSTICS o_swept = ROW_COUNT;
-          END IF;
-          deadline := least(o_now::numeric + coalesce(p_max_delay, big), big)::bigint;
-          n := coalesce(array_length(r.times, 1), 0);
-          IF p_burst IS NULL THEN
-              -- Sliding window. Instants ascend: binary search for the first booking after now - T (those at or
-              -- before it have left the window for good), then for the first one in (s - T, s].
-              ts := r.times;
-              ps := r.permits;
-              cs := r.cum;
-              bound := greatest(o_now::numeric - p_window, -9223372036854775808)::bigint;
-              lo := 1; hi := n + 1;
-              WHILE lo < hi LOOP
-                  mid := (lo + hi) / 2;
-                  IF ts[mid] <= bound THEN lo := mid + 1; ELSE hi := mid; END IF;
-              END LOOP;
-              first := lo;
-              o_time := greatest(o_now, coalesce(ts[n], o_now));
-              bound := greatest(o_time::numeric - p_window, -9223372036854775808)::bigint;
-              hi := n + 1;
-              WHILE lo < hi LOOP
-                  mid := (lo + hi) / 2;
-                  IF ts[mid] <= bound THEN lo := mid + 1; ELSE hi := mid; END IF;
-              END LOOP;
-              in_window := CASE WHEN lo <= n THEN cs[n] - cs[lo] + ps[lo] ELSE 0 END;
-              -- Slide until enough of the oldest bookings have left: the oldest leaves at its instant + T.
-              WHILE in_window + p_permits > p_limit AND lo <= n LOOP
-                  o_time := least(ts[lo]::numeric + p_window, big)::bigint;
-                  EXIT WHEN o_time = big;  -- the 292-year horizon
-                  bound := greatest(o_time::numeric - p_window, -9223372036854775808)::bigint;
-                  WHILE lo <= n AND ts[lo] <= bound LOOP lo := lo + 1; END LOOP;
-                  in_window := CASE WHEN lo <= n THEN cs[n] - cs[lo] + ps[lo] ELSE 0 END;
-              END LOOP;
-              IF p_mode = 2 OR o_time > deadline THEN RETURN; END IF;
-              r.times := ts[first:n] || o_time;
-              r.permits := ps[first:n] || p_permits;
-              r.cum := cs[first:n] || (coalesce(cs[n], 0) + p_permits);
-              r.ids := r.ids[first:n] || r.next_id;
-              r.rest_at := least(o_time::numeric + p_window, big)::bigint;
-          ELSE
-              -- Token bucket: bookings before now are granted and behind us.
-              WHILE i <= n AND r.times[i] < o_now LOOP i := i + 1; END LOOP;
-              first := i;
-              full_credit := p_burst::numeric * p_window;
-              credit := CASE WHEN r.tokens IS NULL OR r.tokens >= full_credit THEN full_credit
-                  ELSE least(r.tokens + (o_now::numeric - least(r.last, o_now)) * p_limit, full_credit) END;
-              credit := credit - p_permits::numeric * p_window;
-              wait := CASE WHEN credit < 0 THEN div(-credit + p_limit - 1, p_limit) ELSE 0 END;
-              o_time := greatest(least(o_now + wait, big)::bigint, coalesce(r.times[n], o_now));
-              IF p_mode = 2 OR o_time > deadline THEN RETURN; END IF;
-              r.before_tokens := r.tokens;
-              r.before_last := r.last;
-              r.before_id := r.next_id;
-              r.tokens := credit;
-              r.last := o_now;
-              r.times := r.times[first:n] || o_time;
-              r.permits := r.permits[first:n] || p_permits;
-              r.ids := r.ids[first:n] || r.next_id;
-              -- At rest once full again and nothing is booked at or after now.
-              r.rest_at := greatest(
-                  least(o_now + div(full_credit - credit + p_limit - 1, p_limit), big)::bigint,
-                  least(o_time::numeric + 1, big)::bigint);
-          END IF;
-          o_booked := true;
-          o_id := r.next_id;
-          UPDATE ratelimit_keys SET latest = o_now, rest_at = r.rest_at, times = r.times, permits = r.permits,
-              ids = r.ids, cum = r.cum, next_id = r.next_id + 1, tokens = r.tokens, last = r.last,
-              before_tokens = r.before_tokens, before_last = r.before_last, before_id = r.before_id
-              WHERE name = p_name AND key = p_key;
-          IF NOT FOUND THEN
-              -- A new key, or a row the sweep deleted since it was read (it was at rest, as fresh as this).
-              r.latest := o_now;
-              r.next_id := r.next_id + 1;
-              INSERT INTO ratelimit_keys SELECT r.*;
-          END IF;
-      END
-      $f$;
-      """
-
-    /// Gives a booking back, at or before its instant. Window: the booking leaves the log. Bucket: the credit
-    /// comes back if no later booking of the key was made since (the bucket is then as if it had never been
-    /// made); otherwise only the booking leaves the list ahead. After its instant, or a second time: nothing.
-    static let cancelFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_cancel(
-          p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_id bigint, p_now bigint)
-          RETURNS void
-      LANGUAGE plpgsql VOLATILE AS $f$
-      DECLARE
-          big CONSTANT bigint := 9223372036854775807;
-          r ratelimit_keys%ROWTYPE;
-          now_ bigint;
-          at integer;
-          n integer;
-          full_credit numeric;
-      BEGIN
-          PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
-          SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
-          IF NOT FOUND THEN RETURN; END IF;
-          now_ := greatest(coalesce(p_now, ratelimit_clock()), r.latest);
-          at := array_position(r.ids, p_id);
-          IF at IS NULL OR r.times[at] < now_ THEN RETURN; END IF;
-          n := array_length(r.ids, 1);
-          IF p_burst IS NOT NULL AND r.before_id IS NOT DISTINCT FROM p_id THEN
-              r.tokens := r.before_tokens;
-              r.last := r.before_last;
-          END IF;
-          IF p_burst IS NULL THEN
-              -- Later running totals no longer count the booking.
-              FOR j IN at + 1..n LOOP r.cum[j] := r.cum[j] - r.permits[at]; END LOOP;
-              r.cum := r.cum[1:at - 1] || r.cum[at + 1:n];
-          END IF;
-          r.times := r.times[1:at - 1] || r.times[at + 1:n];
-          r.permits := r.permits[1:at - 1] || r.permits[at + 1:n];
-          r.ids := r.ids[1:at - 1] || r.ids[at + 1:n];
-          n := n - 1;
-          IF p_burst IS NULL THEN
-              r.rest_at := CASE WHEN n = 0 THEN -9223372036854775808
-                  ELSE least(r.times[n]::numeric + p_window, big)::bigint END;
-          ELSE
-              full_credit := p_burst::numeric * p_window;
-              r.rest_at := greatest(
-                  CASE WHEN r.tokens IS NULL OR r.tokens >= full_credit THEN -9223372036854775808
-                      ELSE least(r.last + div(full_credit - r.tokens + p_limit - 1, p_limit), big)::bigint END,
-                  CASE WHEN n = 0 THEN -9223372036854775808 ELSE least(r.times[n]::numeric + 1, big)::bigint END);
-          END IF;
-          UPDATE ratelimit_keys SET latest = now_, rest_at = r.rest_at, times = r.times, permits = r.permits,
-              ids = r.ids, cum = r.cum, tokens = r.tokens, last = r.last, before_id = NULL
-              WHERE name = p_name AND key = p_key;
-      END
-      $f$;
-      """
+    /// 4.0's table: this release's (`Schema.keysTable`) with the running totals as `bigint[]`, as 4.0 kept them
+    /// (a later `prepare()` migrates them to `numeric[]`).
+    static let keysTable = Schema.keysTable.replacingOccurrences(
+      of: "cum numeric[] NOT NULL", with: "cum bigint[] NOT NULL")
 
     /// Deletes up to `p_batch` rows of a name that only keys at rest hold, skipping rows a decision holds.
     /// Returns how many it deleted; `count()` and `sweep()` use "now" from `p_now` or the database's clock.
