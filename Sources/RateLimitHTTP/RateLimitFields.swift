@@ -11,6 +11,15 @@ public import RateLimit
 /// `q` is the policy's `limit`, `w` its `window`, `r` the `remaining` permits and `t` the `resetAfter`, in
 /// whole seconds rounded up. Names are Structured Field strings.
 public enum RateLimitFields: Sendable {
+  /// `RateLimit-Policy`: each policy's quota and window.
+  public static let policyName = "RateLimit-Policy"
+  /// `RateLimit`: what each policy has left for the request's key, and when.
+  public static let stateName = "RateLimit"
+  /// `Retry-After` (RFC 9110): whole seconds until a refused request may succeed.
+  public static let retryAfterName = "Retry-After"
+  /// `X-Forwarded-For`: the addresses proxies saw, appended left to right.
+  public static let forwardedForName = "X-Forwarded-For"
+
   /// The `RateLimit-Policy` field's value.
   public static func policy(_ policies: [(name: String, decision: RateLimitDecision)]) -> String {
     var value = ""

@@ -28,7 +28,7 @@ public struct RateLimitGate: Sendable {
   /// What a middleware answers, beside **503 Service Unavailable**, when ``decide(key:)`` throws (a store that
   /// cannot decide, `.throwError`): `Retry-After: 1`, since the store asks the database again within about a
   /// second; no RateLimit fields. The gate has taken back the request's other grants.
-  public static let unavailableFields: [(name: String, value: String)] = [("Retry-After", "1")]
+  public static let unavailableFields: [(name: String, value: String)] = [(RateLimitFields.retryAfterName, "1")]
 
   /// The longest key, in UTF-8 bytes, that any store takes (`PostgresRateLimiter`'s bound, applied to all).
   public static let maximumKeyLength = 1_024
@@ -93,14 +93,14 @@ public struct RateLimitGate: Sendable {
     if key.utf8.count > Self.maximumKeyLength { return .other(.badRequest) }
     let decision = inProcess.limiter.decide(policies[0].permits, for: key)
     guard decision.isGranted else { return .other(outcome([decision])) }
-    guard case .ietf = headers else { return .granted(rateLimit: nil) }
+    guard headers.addsRateLimitFields else { return .granted(rateLimit: nil) }
     return .granted(rateLimit: RateLimitFields.stateValue(quotedNames[0], decision))
   }
 
   /// The `RateLimit-Policy` value of every grant ``_decideInProcess(key:)`` answers; `nil` when it answers none
   /// or the gate adds no fields.
   public var _inProcessPolicyField: String? {
-    guard case .ietf = headers else { return nil }
+    guard headers.addsRateLimitFields else { return nil }
     return inProcess?.policyField
   }
 
@@ -128,7 +128,8 @@ public struct RateLimitGate: Sendable {
     }
     var refusalFields: [(name: String, value: String)] = []
     if let retryAfter {
-      refusalFields.append(("Retry-After", String(max(1, RateLimitFields.wholeSeconds(retryAfter)))))
+      refusalFields.append(
+        (RateLimitFields.retryAfterName, String(max(1, RateLimitFields.wholeSeconds(retryAfter)))))
     }
     return .refused(Refusal(refusedBy: refusedBy, retryAfter: retryAfter, fields: refusalFields + fields))
   }
@@ -136,7 +137,7 @@ public struct RateLimitGate: Sendable {
   /// The RateLimit fields for these decisions (none with ``RateLimitHeaders/none``). A policy without limiting
   /// (a zero window) is not listed: the draft forbids `w=0`; with none left, no fields at all.
   func headerFields(_ decisions: [RateLimitDecision]) -> [(name: String, value: String)] {
-    guard case .ietf = headers, !policies.isEmpty else { return [] }
+    guard headers.addsRateLimitFields, !policies.isEmpty else { return [] }
     var policy = ""
     var state = ""
     // Both values in one pass, each built in place (a request pays for two strings, not a list of members).
@@ -150,7 +151,7 @@ public struct RateLimitGate: Sendable {
       listed += 1
     }
     if listed == 0 { return [] }
-    return [("RateLimit-Policy", policy), ("RateLimit", state)]
+    return [(RateLimitFields.policyName, policy), (RateLimitFields.stateName, state)]
   }
 
   /// One decision per policy, all or nothing.

@@ -31,11 +31,24 @@ public struct RateLimitPolicy: Sendable {
   }
 }
 
-/// Which header fields a limited response carries.
-public enum RateLimitHeaders: Sendable {
-  /// `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers), one list member per policy in
+/// Which header fields a limited response carries: ``ietf`` (the default) or ``none``.
+///
+/// A struct over a private kind, as Hummingbird's configuration types are, so that later releases can add
+/// choices (another draft revision, say) without breaking code that names these two.
+public struct RateLimitHeaders: Sendable, Hashable {
+  private enum Kind: Sendable, Hashable {
+    case ietf
+    case none
+  }
+
+  private let kind: Kind
+
+  /// `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-11), one list member per policy in
   /// the order given. The default.
-  case ietf
+  public static let ietf = RateLimitHeaders(kind: .ietf)
   /// None (a refusal still carries `Retry-After`).
-  case none
+  public static let none = RateLimitHeaders(kind: .none)
+
+  /// Whether responses carry the RateLimit fields.
+  package var addsRateLimitFields: Bool { kind == .ietf }
 }

@@ -98,14 +98,7 @@
     /// (`.throwError`); the gate took back every other grant of the request.
     func storeCannotDecide(_ error: any Error, key: String, _ context: Context) -> Response {
       for counter in unavailable { counter.increment() }
-      context.logger.warning(
-        "rate limit: the store could not decide; answering 503",
-        metadata: ["ratelimit.key": .string(key), "error": .string("\(error)")])
-      var headers = Self.httpFields(RateLimitGate.unavailableFields)
-      headers[.contentType] = "text/plain; charset=utf-8"
-      return Response(
-        status: .serviceUnavailable, headers: headers,
-        body: ResponseBody(byteBuffer: ByteBuffer(string: "Service Unavailable\n")))
+      return response(RateLimitGate.answer(unavailable: error, key: key), context)
     }
 
     /// Counts a granted request for every policy.
@@ -132,24 +125,23 @@
         return response
       case .refused(let refusal):
         for name in refusal.refusedBy { refused[name]?.increment() }
-        context.logger.debug(
-          "rate limit: request refused",
-          metadata: [
-            "ratelimit.policy": .string(refusal.refusedBy.joined(separator: ",")), "ratelimit.key": .string(key),
-            "ratelimit.retry_after": .string(refusal.retryAfter.map { "\($0)" } ?? "never"),
-          ])
-        var headers = Self.httpFields(refusal.fields)
-        headers[.contentType] = "text/plain; charset=utf-8"
-        return Response(
-          status: .tooManyRequests, headers: headers,
-          body: ResponseBody(byteBuffer: ByteBuffer(string: "Too Many Requests\n")))
+        return response(gate.answer(for: outcome, key: key)!, context)
       case .badRequest:
-        var headers = HTTPFields()
-        headers[.contentType] = "text/plain; charset=utf-8"
-        return Response(
-          status: .badRequest, headers: headers,
-          body: ResponseBody(byteBuffer: ByteBuffer(string: "Bad Request: the rate limit key is too long\n")))
+        return response(gate.answer(for: outcome, key: key)!, context)
       }
+    }
+
+    /// RateLimitHTTP's answer as Hummingbird's response, logged on the request's logger.
+    func response(_ answer: RateLimitAnswer, _ context: Context) -> Response {
+      if let log = answer.log {
+        let metadata = Logger.Metadata(uniqueKeysWithValues: log.metadata.map { ($0.key, .string($0.value)) })
+        context.logger.log(level: log.level == .warning ? .warning : .debug, "\(log.message)", metadata: metadata)
+      }
+      var headers = Self.httpFields(answer.fields)
+      headers[.contentType] = answer.contentType
+      return Response(
+        status: HTTPResponse.Status(code: answer.status), headers: headers,
+        body: ResponseBody(byteBuffer: ByteBuffer(string: answer.body)))
     }
 
     private static func counter(_ policy: String, _ decision: String) -> Counter {
@@ -189,12 +181,13 @@
   }
 
   extension HTTPField.Name {
-    static let xForwardedFor = Self("X-Forwarded-For")!
-    static let rateLimitPolicy = Self("RateLimit-Policy")!
-    static let rateLimit = Self("RateLimit")!
+    static let xForwardedFor = Self(RateLimitFields.forwardedForName)!
+    static let rateLimitPolicy = Self(RateLimitFields.policyName)!
+    static let rateLimit = Self(RateLimitFields.stateName)!
   }
 
   /// The names of the fields a gate answers with, parsed once.
   private let fieldNames: [String: HTTPField.Name] = Dictionary(
-    uniqueKeysWithValues: ["RateLimit-Policy", "RateLimit", "Retry-After"].map { ($0, HTTPField.Name($0)!) })
+    uniqueKeysWithValues: [RateLimitFields.policyName, RateLimitFields.stateName, RateLimitFields.retryAfterName]
+      .map { ($0, HTTPField.Name($0)!) })
 #endif

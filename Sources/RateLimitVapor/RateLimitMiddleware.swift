@@ -68,7 +68,7 @@
         // The usual peer, IPv4 with no proxy to read: keyed from its bits (no text printed, then parsed).
         if trustedProxies <= 0, case .v4(let v4) = peer { return _clientKey(ipv4: v4.address) }
         guard let address = peer.ipAddress else { return nil }
-        let forwarded = trustedProxies > 0 ? request.headers["X-Forwarded-For"] : []
+        let forwarded = trustedProxies > 0 ? request.headers[RateLimitFields.forwardedForName] : []
         return clientKey(
           address: clientAddress(peer: address, forwardedFor: forwarded, trustedProxies: trustedProxies))
       }
@@ -89,8 +89,8 @@
         // hello-world route's time) and one field to make.
         countGranted()
         let response = try await next.respond(to: request)
-        if let policyField { response.headers.add(name: "RateLimit-Policy", value: policyField) }
-        if let state { response.headers.add(name: "RateLimit", value: state) }
+        if let policyField { response.headers.add(name: RateLimitFields.policyName, value: policyField) }
+        if let state { response.headers.add(name: RateLimitFields.stateName, value: state) }
         return response
       case .other(let decided)?: outcome = decided
       case nil:
@@ -99,12 +99,7 @@
         } catch {
           // A store that cannot decide (`.throwError`): the gate took back every other grant.
           for counter in unavailable { counter.increment() }
-          request.logger.warning(
-            "rate limit: the store could not decide; answering 503",
-            metadata: ["ratelimit.key": .string(key), "error": .string("\(error)")])
-          var headers = HTTPHeaders(RateLimitGate.unavailableFields.map { ($0.name, $0.value) })
-          headers.replaceOrAdd(name: .contentType, value: "text/plain; charset=utf-8")
-          return Response(status: .serviceUnavailable, headers: headers, body: .init(string: "Service Unavailable\n"))
+          return Self.response(RateLimitGate.answer(unavailable: error, key: key), request)
         }
       }
       switch outcome {
@@ -115,21 +110,22 @@
         return response
       case .refused(let refusal):
         for name in refusal.refusedBy { refused[name]?.increment() }
-        request.logger.debug(
-          "rate limit: request refused",
-          metadata: [
-            "ratelimit.policy": .string(refusal.refusedBy.joined(separator: ",")), "ratelimit.key": .string(key),
-            "ratelimit.retry_after": .string(refusal.retryAfter.map { "\($0)" } ?? "never"),
-          ])
-        var headers = HTTPHeaders(refusal.fields.map { ($0.name, $0.value) })
-        headers.replaceOrAdd(name: .contentType, value: "text/plain; charset=utf-8")
-        return Response(status: .tooManyRequests, headers: headers, body: .init(string: "Too Many Requests\n"))
+        return Self.response(gate.answer(for: outcome, key: key)!, request)
       case .badRequest:
-        var headers = HTTPHeaders()
-        headers.replaceOrAdd(name: .contentType, value: "text/plain; charset=utf-8")
-        return Response(
-          status: .badRequest, headers: headers, body: .init(string: "Bad Request: the rate limit key is too long\n"))
+        return Self.response(gate.answer(for: outcome, key: key)!, request)
       }
+    }
+
+    /// RateLimitHTTP's answer as Vapor's response, logged on the request's logger.
+    private static func response(_ answer: RateLimitAnswer, _ request: Request) -> Response {
+      if let log = answer.log {
+        let metadata = Logger.Metadata(uniqueKeysWithValues: log.metadata.map { ($0.key, .string($0.value)) })
+        request.logger.log(level: log.level == .warning ? .warning : .debug, "\(log.message)", metadata: metadata)
+      }
+      var headers = HTTPHeaders(answer.fields.map { ($0.name, $0.value) })
+      headers.replaceOrAdd(name: .contentType, value: answer.contentType)
+      return Response(
+        status: HTTPResponseStatus(statusCode: answer.status), headers: headers, body: .init(string: answer.body))
     }
 
     private static func counter(_ policy: String, _ decision: String) -> Counter {

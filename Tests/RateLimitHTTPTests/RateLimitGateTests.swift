@@ -198,3 +198,34 @@ import Testing
     #expect(two._inProcessPolicyField == nil)
   }
 }
+
+/// What a middleware answers when the route does not run, written once in RateLimitHTTP.
+@Suite struct RateLimitAnswerTests {
+  @Test func refusedBadRequestAndUnavailable() async throws {
+    let clock = ManualClock()
+    let limiter = KeyedRateLimiter<String>(limit: 1, per: .seconds(10), clock: clock)
+    let gate = RateLimitGate([RateLimitPolicy("api", limiter)])
+    let granted = try await gate.decide(key: "k")
+    #expect(gate.answer(for: granted, key: "k") == nil)
+    let refused = try #require(gate.answer(for: try await gate.decide(key: "k"), key: "k"))
+    #expect(refused.status == 429 && refused.body == "Too Many Requests\n")
+    #expect(refused.contentType == "text/plain; charset=utf-8")
+    #expect(refused.fields.map(\.name) == ["Retry-After", "RateLimit-Policy", "RateLimit"])
+    #expect(refused.log?.level == .debug)
+    #expect(refused.log?.metadata.map(\.value) == ["api", "k", "10.0 seconds"])
+    let long = String(repeating: "x", count: 1_025)
+    let badRequest = try #require(gate.answer(for: try await gate.decide(key: long), key: long))
+    #expect(badRequest.status == 400 && badRequest.fields.isEmpty && badRequest.log == nil)
+    struct Away: Error {}
+    let unavailable = RateLimitGate.answer(unavailable: Away(), key: "k")
+    #expect(unavailable.status == 503 && unavailable.body == "Service Unavailable\n")
+    #expect(unavailable.fields.map(\.name) == ["Retry-After"] && unavailable.fields.map(\.value) == ["1"])
+    #expect(unavailable.log?.level == .warning)
+  }
+
+  @Test func theHeaderChoicesStillCompileAsBefore() {
+    let choices: [RateLimitHeaders] = [.ietf, .none]
+    #expect(choices[0] != choices[1])
+    #expect(RateLimitGate([], headers: .none).headers == .none)
+  }
+}
