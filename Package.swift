@@ -41,7 +41,7 @@ let package = Package(
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
     .package(url: "https://github.com/vapor/vapor", from: "4.100.0"),
-    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
@@ -56,6 +56,7 @@ let package = Package(
       dependencies: [
         "RateLimit",
         .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+        .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Postgres"])),
       ],
       swiftSettings: upcomingFeatures),
     // The middlewares: each a thin layer over RateLimitHTTP, empty without its trait.
@@ -111,6 +112,7 @@ let package = Package(
         "RateLimit", "RateLimitHTTP", "RateLimitStoreKit",
         .target(name: "RateLimitPostgres", condition: .when(traits: ["Postgres"])),
         .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+        .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Postgres"])),
       ],
       swiftSettings: upcomingFeatures),
     // The middlewares through the frameworks' own test libraries and a live server; empty without the traits.

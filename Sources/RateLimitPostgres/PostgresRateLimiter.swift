@@ -1,4 +1,5 @@
 #if Postgres
+  public import Logging
   public import PostgresNIO
   import RateLimit
 
@@ -89,6 +90,8 @@
     let waiters: WaiterTimeline
     /// Whether `prepare()` has succeeded in this process (decisions prepare first until it has).
     let isPrepared = LockedValue(false)
+    /// Where the limiter logs (swift-log): given at init, or the task-local logger then.
+    let logger: Logger
 
     /// Statements this limiter has sent for decisions (one per lone decision, one per batch): what the
     /// benchmarks count beside the decisions made.
@@ -111,12 +114,15 @@
     ///   - localRefusals: Whether a key the database refused is refused here, without a round trip, until it can
     ///     grant one permit again (the default); see the article for the one case where that can differ from
     ///     asking the database.
+    ///   - logger: Where the limiter logs, at `debug`: an outage's start and end, a `prepare()` that created or
+    ///     migrated the schema, revocations given up. By default the task-local `Logger.current` at init.
     public init(
       client: PostgresClient, name: String, limit: Int, per window: Duration, time: Time = .database,
       whenUnavailable: WhenUnavailable = .throwError, timeout: Duration = .milliseconds(250),
-      localRefusals: Bool = true
+      localRefusals: Bool = true, logger: Logger? = nil
     ) {
       (self.client, self.name) = (client, name)
+      self.logger = logger ?? Logger.current
       self.localRefusals = localRefusals ? LocalRefusals() : nil
       (self.time, self.whenUnavailable, self.timeout) = (time, whenUnavailable, timeout)
       (door, nameBytes, windowNanoseconds, localClock) = Self.checked(name, limit, window, nil, timeout, time)
@@ -137,12 +143,15 @@
     ///   - localRefusals: Whether a key the database refused is refused here, without a round trip, until it can
     ///     grant one permit again (the default); see the article for the one case where that can differ from
     ///     asking the database.
+    ///   - logger: Where the limiter logs, at `debug`: an outage's start and end, a `prepare()` that created or
+    ///     migrated the schema, revocations given up. By default the task-local `Logger.current` at init.
     public init(
       client: PostgresClient, name: String, limit: Int, per window: Duration, burst: Int, time: Time = .database,
       whenUnavailable: WhenUnavailable = .throwError, timeout: Duration = .milliseconds(250),
-      localRefusals: Bool = true
+      localRefusals: Bool = true, logger: Logger? = nil
     ) {
       (self.client, self.name) = (client, name)
+      self.logger = logger ?? Logger.current
       self.localRefusals = localRefusals ? LocalRefusals() : nil
       (self.time, self.whenUnavailable, self.timeout) = (time, whenUnavailable, timeout)
       (door, nameBytes, windowNanoseconds, localClock) = Self.checked(name, limit, window, burst, timeout, time)

@@ -41,25 +41,32 @@
       }
     }
 
-    func failed(_ error: any Error, key: String?, now: ContinuousClock.Instant) {
+    /// Returns whether this failure started an outage (the limiter logs it).
+    @discardableResult
+    func failed(_ error: any Error, key: String?, now: ContinuousClock.Instant) -> Bool {
       state.withLock { state in
         if error is DecisionTimedOut, !state.probing {
           defer { state.lastTimeout = (key, now) }
           guard let last = state.lastTimeout, now - last.at < .seconds(1), key == nil || last.key != key else {
-            return
+            return false
           }
         }
+        let started = state.until == nil
         state.backOff = min(max(state.backOff * 2, Self.shortest), Self.longest)
         state.until = now + state.backOff
         state.probing = false
         state.lastError = error
+        return started
       }
     }
 
-    func succeeded() {
+    /// Returns whether this success ended an outage (the limiter logs it).
+    @discardableResult
+    func succeeded() -> Bool {
       state.withLock { state in
-        if state.until == nil { return }
+        if state.until == nil { return false }
         state = State()
+        return true
       }
     }
   }

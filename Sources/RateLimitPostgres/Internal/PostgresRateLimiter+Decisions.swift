@@ -1,4 +1,5 @@
 #if Postgres
+  import Logging
   #if canImport(Glibc)
     import Glibc
   #elseif canImport(Darwin)
@@ -121,6 +122,9 @@
             + "ratelimit_names once no instance uses it)")
       }
       isPrepared.withLock { $0 = true }
+      logger.debug(
+        "rate limit: schema ready (created or migrated to release \(Schema.version) if older)",
+        metadata: ["ratelimit.name": "\(name)"])
     }
 
     static func describe(_ rule: String, _ limit: Int64, _ window: Int64, _ burst: Int64?) -> String {
@@ -252,11 +256,17 @@
             }
           }
         }
-        outage.succeeded()
+        if outage.succeeded() {
+          logger.debug("rate limit: the database answers again", metadata: ["ratelimit.name": "\(name)"])
+        }
         return result
       } catch {
         guard isUnavailable(error) else { throw error }
-        if !isOneKeysRefusal(error) { outage.failed(error, key: outageKey, now: ContinuousClock.now) }
+        if !isOneKeysRefusal(error), outage.failed(error, key: outageKey, now: ContinuousClock.now) {
+          logger.debug(
+            "rate limit: the database cannot answer; whenUnavailable decides, asking again after a back-off",
+            metadata: ["ratelimit.name": "\(name)", "error": "\(error)"])
+        }
         throw Unavailable(error: .unavailable(underlying: error))
       }
     }

@@ -1,4 +1,5 @@
 #if Postgres
+  import Logging
   import PostgresNIO
   import RateLimit
 
@@ -34,10 +35,16 @@
         state.isDraining = true
         return true
       }
-      if start { Task { await drain(limiter) } }
+      if start {
+        let owner = WeakLimiter(limiter)
+        Task { await drain(owner) }
+      }
     }
 
-    private func drain(_ limiter: PostgresRateLimiter) async {
+    /// Sends the revocations, oldest first, while the limiter lives and its client runs: the task never
+    /// outlives either (a limiter released, or a client shut down, drops what is left, logged).
+    private func drain(_ owner: WeakLimiter) async {
+      var pause = false
       while let next = state.withLock({ state -> Pending? in
         if state.pending.isEmpty {
           state.isDraining = false
@@ -45,15 +52,76 @@
         }
         return state.pending.removeFirst()
       }) {
-        do {
-          for try await _ in try await limiter.client.query(limiter.revokeStatement(next.id, key: next.key)) {}
-        } catch {
-          var again = next
-          again.attempts += 1
-          if again.attempts < 600 { state.withLock { $0.pending.append(again) } }
-          try? await Task.sleep(for: .seconds(1))
+        // After a failure, a second's pause, holding no reference to the limiter.
+        if pause { try? await Task.sleep(for: .seconds(1)) }
+        guard
+          let (client, statement, timeout) = owner.limiter.map({
+            ($0.client, $0.revokeStatement(next.id, key: next.key), $0.timeout)
+          })
+        else {
+          dropAll(next, owner, reason: "the limiter was released")
+          return
+        }
+        switch await send(next, statement, on: client, within: timeout, owner) {
+        case .done: pause = false
+        case .retry: pause = true
+        case .clientGone:
+          dropAll(next, owner, reason: "the client was shut down")
+          return
         }
       }
     }
+
+    private enum Sent {
+      case done, retry, clientGone
+    }
+
+    /// One revocation, within the limiter's `timeout` (a server that stopped answering never holds the task);
+    /// a failure puts it back at the end of the queue (600 attempts at most, then logged). It holds no reference
+    /// to the limiter, so that releasing the limiter frees it.
+    private func send(
+      _ next: Pending, _ statement: PostgresQuery, on client: PostgresClient, within timeout: Duration,
+      _ owner: WeakLimiter
+    ) async -> Sent {
+      do {
+        try await withDeadline(timeout) {
+          for try await _ in try await client.query(statement) {}
+        }
+        return .done
+      } catch {
+        if let error = error as? PSQLError, [.poolClosed, .clientClosedConnection].contains(error.code) {
+          return .clientGone
+        }
+        var again = next
+        again.attempts += 1
+        if again.attempts < 600 {
+          state.withLock { $0.pending.append(again) }
+        } else {
+          owner.logger.debug(
+            "rate limit: a revocation given up after 600 attempts",
+            metadata: ["ratelimit.name": "\(owner.name)", "error": "\(error)"])
+        }
+        return .retry
+      }
+    }
+
+    /// Gives up `next` and every revocation pending, and stops draining.
+    private func dropAll(_ next: Pending, _ owner: WeakLimiter, reason: String) {
+      let dropped = state.withLock { state in
+        defer { (state.pending, state.isDraining) = ([], false) }
+        return state.pending.count + 1
+      }
+      owner.logger.debug(
+        "rate limit: revocations dropped: \(reason)",
+        metadata: ["ratelimit.name": "\(owner.name)", "ratelimit.revocations": "\(dropped)"])
+    }
+  }
+
+  /// The limiter, not kept alive by its revocations' task; its name and logger, for the task's last word.
+  private final class WeakLimiter: Sendable {
+    weak let limiter: PostgresRateLimiter?
+    let name: String
+    let logger: Logger
+    init(_ limiter: PostgresRateLimiter) { (self.limiter, name, logger) = (limiter, limiter.name, limiter.logger) }
   }
 #endif
