@@ -88,7 +88,7 @@ public struct RateLimitGate: Sendable {
   /// A grant, the usual answer, comes as the `RateLimit` field's value alone (`nil` with
   /// ``RateLimitHeaders/none``): its `RateLimit-Policy` is ``_inProcessPolicyField``, which never changes, so a
   /// middleware makes that field once.
-  public func _decideInProcess(key: String) -> _InProcessOutcome? {
+  package func _decideInProcess(key: String) -> _InProcessOutcome? {
     guard let inProcess else { return nil }
     if key.utf8.count > Self.maximumKeyLength { return .other(.badRequest) }
     let decision = inProcess.limiter.decide(policies[0].permits, for: key)
@@ -99,13 +99,13 @@ public struct RateLimitGate: Sendable {
 
   /// The `RateLimit-Policy` value of every grant ``_decideInProcess(key:)`` answers; `nil` when it answers none
   /// or the gate adds no fields.
-  public var _inProcessPolicyField: String? {
+  package var _inProcessPolicyField: String? {
     guard headers.addsRateLimitFields else { return nil }
     return inProcess?.policyField
   }
 
   /// What ``_decideInProcess(key:)`` answers.
-  public enum _InProcessOutcome: Sendable {
+  package enum _InProcessOutcome: Sendable {
     /// Run the route; add ``_inProcessPolicyField`` and this `RateLimit` value (if any) to its response.
     case granted(rateLimit: String?)
     /// Anything else, as ``decide(key:)`` answers it.

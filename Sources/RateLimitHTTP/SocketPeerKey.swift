@@ -1,15 +1,15 @@
 #if canImport(Darwin)
-  public import Darwin
+  package import Darwin
 #elseif canImport(Glibc)
-  public import Glibc
+  package import Glibc
 #elseif canImport(Musl)
-  public import Musl
+  package import Musl
 #endif
 
 /// ``clientKey(address:)`` of an IPv4 socket peer, from its `sockaddr_in` (what NIO's `SocketAddress.v4` holds):
 /// the same key, read from the address's bits instead of printed and parsed. Both middlewares key an IPv4 peer
 /// with no proxy to read this way.
-public func _clientKey(ipv4 address: sockaddr_in) -> String {
+package func _clientKey(ipv4 address: sockaddr_in) -> String {
   // `sin_addr` is in network byte order.
   _clientKey(ipv4: UInt32(bigEndian: address.sin_addr.s_addr))
 }

@@ -142,14 +142,14 @@
   extension PostgresRateLimiter: _UndoableKeyedLimiter {
     /// A decision whose grant RateLimitHTTP can take back exactly, by revoking its booking (one round trip): for
     /// all-or-nothing policies that cannot decide in one statement (another client, or an in-process limiter).
-    public func _decideUndoably(_ permits: Int, for key: String) async throws -> _UndoableDecision {
+    package func _decideUndoably(_ permits: Int, for key: String) async throws -> _UndoableDecision {
       try await decision(permits, for: key, undoable: true)
     }
   }
 
   extension PostgresRateLimiter: _JointlyDecidingLimiter {
     /// Limiters on one `PostgresClient` decide together.
-    public var _jointGroup: ObjectIdentifier { ObjectIdentifier(client) }
+    package var _jointGroup: ObjectIdentifier { ObjectIdentifier(client) }
 
     /// Several policies for one key, all or nothing, in one round trip (`ratelimit_decide_all_v6`): no other
     /// decision ever sees part of it. Each part decides at its own limiter's "now" (its `Time`), as alone.
@@ -160,7 +160,7 @@
     /// | one asks more than its limiter's capacity | refused: nothing taken, each part's own answer read without booking (a round trip each) |
     /// | some have no limiting (`window: .zero`) | those granted here; the others in one round trip, all or nothing |
     /// | the database cannot answer (or the first part's limiter is in its outage back-off) | each part's own policy, here, all or nothing; the statement's bookings are revoked |
-    public func _decideJointly(_ parts: [(limiter: any SharedKeyedLimiter, permits: Int)], for key: String)
+    package func _decideJointly(_ parts: [(limiter: any SharedKeyedLimiter, permits: Int)], for key: String)
       async throws -> [RateLimitDecision]
     {
       let limiters = parts.compactMap { $0.limiter as? PostgresRateLimiter }

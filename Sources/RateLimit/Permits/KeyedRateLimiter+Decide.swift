@@ -22,7 +22,7 @@ extension KeyedRateLimiter {
 
   /// A decision that can be taken back exactly, for a caller that grants only if several limiters all grant
   /// (RateLimitHTTP's policies). Not for apps: use ``decide(_:for:)``.
-  public func _decideUndoably(_ permits: Int, for key: Key) -> _UndoableDecision {
+  package func _decideUndoably(_ permits: Int, for key: Key) -> _UndoableDecision {
     door.check(permits)
     let (verdict, booking) = store.decide(permits, for: key, undoable: true)
     let decision = door.report(verdict)
@@ -52,9 +52,9 @@ extension KeyedRateLimiter.Store {
 }
 
 /// A decision and the way to take its grant back (RateLimitHTTP's all-or-nothing policies).
-public struct _UndoableDecision: Sendable {
+package struct _UndoableDecision: Sendable {
   /// The decision as made.
-  public let decision: RateLimitDecision
+  package let decision: RateLimitDecision
   private let undoGrant: (@Sendable () async -> RateLimitDecision)?
 
   /// A decision; `undo`, if any, takes its grant back and reports the key after it.
@@ -66,7 +66,7 @@ public struct _UndoableDecision: Sendable {
   /// Takes the grant back exactly (its permits, whatever other grants of the key came since), once; returns the
   /// decision with the key's state after it (`isGranted` stays this limiter's own answer). A refusal comes back
   /// as it was. In process it never suspends; `PostgresRateLimiter` revokes the booking in one round trip.
-  public func undo() async -> RateLimitDecision {
+  package func undo() async -> RateLimitDecision {
     guard let undoGrant else { return decision }
     return await undoGrant()
   }

@@ -26,7 +26,7 @@ extension KeyedRateLimiter: SharedKeyedLimiter where Key == String {}
 
 /// A limiter whose grant can be taken back exactly, so that several of them grant all or nothing
 /// (``KeyedRateLimiter``). RateLimitHTTP asks it; not for apps.
-public protocol _UndoableKeyedLimiter: SharedKeyedLimiter {
+package protocol _UndoableKeyedLimiter: SharedKeyedLimiter {
   /// A decision that `_UndoableDecision.undo()` can take back.
   func _decideUndoably(_ permits: Int, for key: String) async throws -> _UndoableDecision
 }
@@ -35,7 +35,7 @@ extension KeyedRateLimiter: _UndoableKeyedLimiter where Key == String {}
 
 /// Limiters that decide several requests for one key together, atomically, in one step, when they share a
 /// `_jointGroup` (`PostgresRateLimiter`s on one client: one round trip). RateLimitHTTP asks it; not for apps.
-public protocol _JointlyDecidingLimiter: SharedKeyedLimiter {
+package protocol _JointlyDecidingLimiter: SharedKeyedLimiter {
   /// Limiters with equal groups can decide together.
   var _jointGroup: ObjectIdentifier { get }
   /// Decides every part for `key`, all or nothing: granted only if every part is; a refusal takes nothing from
