@@ -81,13 +81,18 @@
     /// decision that timed out is) and the decision is reported as made.
     func undo(_ decision: Decision, permits: Int, key: ByteBuffer) async -> RateLimitDecision {
       localRefusals?.forget(key)
-      let query: PostgresQuery = """
-        SELECT o_time, o_now, o_remaining, o_rest_at FROM ratelimit_undo_v5(\(nameBytes), \(key), \
-        \(Int64(limit)), \(windowNanoseconds), \(burst.map(Int64.init)), \(Int64(permits)), \(decision.id), \
-        \(nowSent), \(lockTimeout))
-        """
-      if let row = try? await runRow(query, as: (Int64, Int64, Int64, Int64).self) {
-        var after = report(Decision(time: row.0, now: row.1, id: -1, booked: false, remaining: row.2, restAt: row.3))
+      let statement = UndoStatement(
+        name: nameBytes, key: key, limit: Int64(limit), window: windowNanoseconds, burst: burst.map(Int64.init),
+        permits: Int64(permits), id: decision.id, now: nowSent, lockTimeout: lockTimeout)
+      if let row = try? await run(
+        within: timeout,
+        { client -> UndoStatement.Row? in
+          for try await row in try await client.execute(statement) { return row }
+          return nil
+        })
+      {
+        var after = report(
+          Decision(time: row.time, now: row.now, id: -1, booked: false, remaining: row.remaining, restAt: row.restAt))
         (after.isGranted, after.retryAfter) = (true, nil)
         return after
       }
@@ -219,24 +224,28 @@
       let limiters = parts.map(\.limiter)
       // Each part at its own limiter's "now": `c`'s reading as that limiter sends it alone, or the database's.
       let nows = limiters.map(\.nowSent)
-      let query: PostgresQuery = """
-        SELECT o_booked, o_time, o_now, o_remaining, o_rest_at FROM ratelimit_decide_all_v6(\
-        \(limiters.map(\.nameBytes)), \(key), \(limiters.map { Int64($0.limit) }), \
-        \(limiters.map(\.windowNanoseconds)), \(limiters.map { Int64($0.burst ?? 0) }), \
-        \(parts.map { Int64($0.permits) }), \(nows.map { $0 ?? 0 }), \(nows.map { $0 != nil }), \(lockTimeout), \
-        \(ids))
-        """
+      let statement = DecideAllStatement(
+        names: limiters.map(\.nameBytes), key: key, limits: limiters.map { Int64($0.limit) },
+        windows: limiters.map(\.windowNanoseconds), bursts: limiters.map { Int64($0.burst ?? 0) },
+        permits: parts.map { Int64($0.permits) }, nows: nows.map { $0 ?? 0 }, clocks: nows.map { $0 != nil },
+        lockTimeout: lockTimeout, ids: ids)
       let sent = limiters.map { $0.localClock.now }
-      let rows = try await runAll(query, as: (Bool, Int64, Int64, Int64, Int64).self)
+      let rows = try await run(within: timeout) { client in
+        var rows: [DecideAllStatement.Row] = []
+        for try await row in try await client.execute(statement) { rows.append(row) }
+        return rows
+      }
       guard rows.count == parts.count else { throw NoRow() }
-      for ((part, sent), row) in zip(zip(parts, sent), rows) where part.permits == 1 && !row.0 {
+      for ((part, sent), row) in zip(zip(parts, sent), rows) where part.permits == 1 && !row.booked {
         // This part refused on its own: refused here until it can grant one permit (as a lone decision is).
         part.limiter.localRefusals?.refuse(
-          key, until: sent + .nanoseconds(row.1 &- row.2), restAt: sent + .nanoseconds(max(0, row.4 &- row.2)),
-          now: sent)
+          key, until: sent + .nanoseconds(row.time &- row.now),
+          restAt: sent + .nanoseconds(max(0, row.restAt &- row.now)), now: sent)
       }
       return zip(limiters, rows).map { limiter, row in
-        limiter.report(Decision(time: row.1, now: row.2, id: -1, booked: row.0, remaining: row.3, restAt: row.4))
+        limiter.report(
+          Decision(
+            time: row.time, now: row.now, id: -1, booked: row.booked, remaining: row.remaining, restAt: row.restAt))
       }
     }
 

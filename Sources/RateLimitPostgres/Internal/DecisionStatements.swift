@@ -53,7 +53,11 @@
       SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at, o_blocked \
       FROM ratelimit_decide_many_v5($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
       """
-    typealias Row = (Int64?, Int64?, Int64?, Bool, Int32, Int64?, Int64?, Bool)
+    /// A decision's answer, or `blocked` (its key's lock held elsewhere) with its values `nil`.
+    typealias Row = (
+      time: Int64?, now: Int64?, id: Int64?, booked: Bool, swept: Int32, remaining: Int64?, restAt: Int64?,
+      blocked: Bool
+    )
 
     var name: ByteBuffer
     var keys: [ByteBuffer]
@@ -86,7 +90,88 @@
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      try row.decode(Row.self)
+      try row.decode((Int64?, Int64?, Int64?, Bool, Int32, Int64?, Int64?, Bool).self)
+    }
+  }
+
+  /// Several policies' decisions for one key, all or nothing (`ratelimit_decide_all_v6`, release 9), prepared
+  /// once per connection; a row per part, in order.
+  struct DecideAllStatement: PostgresPreparedStatement {
+    static let sql = """
+      SELECT o_booked, o_time, o_now, o_remaining, o_rest_at \
+      FROM ratelimit_decide_all_v6($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+      """
+    /// A part's own answer (`booked`), the instant it is (or would be) booked for, its "now", and its key after
+    /// the decision.
+    typealias Row = (booked: Bool, time: Int64, now: Int64, remaining: Int64, restAt: Int64)
+
+    var names: [ByteBuffer]
+    var key: ByteBuffer
+    var limits: [Int64]
+    var windows: [Int64]
+    /// 0: a sliding window.
+    var bursts: [Int64]
+    var permits: [Int64]
+    var nows: [Int64]
+    /// Whether each part's "now" is `nows[j]` (a limiter on `.clock(c)`) rather than the database's clock.
+    var clocks: [Bool]
+    var lockTimeout: String
+    var ids: [Int64]
+
+    func makeBindings() -> PostgresBindings {
+      var bindings = PostgresBindings(capacity: 10)
+      bindings.append(names)
+      bindings.append(key)
+      bindings.append(limits)
+      bindings.append(windows)
+      bindings.append(bursts)
+      bindings.append(permits)
+      bindings.append(nows)
+      bindings.append(clocks)
+      bindings.append(lockTimeout)
+      bindings.append(ids)
+      return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+      try row.decode((Bool, Int64, Int64, Int64, Int64).self)
+    }
+  }
+
+  /// A grant taken back exactly (`ratelimit_undo_v5`, release 9), prepared once per connection: the key after.
+  struct UndoStatement: PostgresPreparedStatement {
+    static let sql = """
+      SELECT o_time, o_now, o_remaining, o_rest_at FROM ratelimit_undo_v5($1, $2, $3, $4, $5, $6, $7, $8, $9)
+      """
+    /// The key after the undo: when the same request would be booked, "now", what is left, when it is at rest.
+    typealias Row = (time: Int64, now: Int64, remaining: Int64, restAt: Int64)
+
+    var name: ByteBuffer
+    var key: ByteBuffer
+    var limit: Int64
+    var window: Int64
+    var burst: Int64?
+    var permits: Int64
+    var id: Int64
+    var now: Int64?
+    var lockTimeout: String
+
+    func makeBindings() -> PostgresBindings {
+      var bindings = PostgresBindings(capacity: 9)
+      bindings.append(name)
+      bindings.append(key)
+      bindings.append(limit)
+      bindings.append(window)
+      bindings.append(burst)
+      bindings.append(permits)
+      bindings.append(id)
+      bindings.append(now)
+      bindings.append(lockTimeout)
+      return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+      try row.decode((Int64, Int64, Int64, Int64).self)
     }
   }
 #endif

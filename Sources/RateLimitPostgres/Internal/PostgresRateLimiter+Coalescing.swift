@@ -105,14 +105,21 @@
           return rows
         }
         guard rows.count == live.count else { throw NoRow() }
-        if let swept = rows.first?.4 { sweptRows(swept) }
+        if let swept = rows.first?.swept { sweptRows(swept) }
         for (pending, row) in zip(live, rows) {
-          guard !row.7, let time = row.0, let now = row.1, let remaining = row.5, let restAt = row.6 else {
+          guard !row.blocked, let time = row.time, let now = row.now, let remaining = row.remaining,
+            let restAt = row.restAt
+          else {
             // Its key's lock was held elsewhere: its caller sends it again, outside the lane.
             pending.slot.finish(.failure(KeyLockHeld()))
             continue
           }
-          pending.slot.finish(.success((time, now, row.2, row.3, row.4, remaining, restAt)))
+          pending.slot.finish(
+            .success(
+              (
+                time: time, now: now, id: row.id, booked: row.booked, swept: row.swept, remaining: remaining,
+                restAt: restAt
+              )))
         }
       } catch  where Self.isKeyLockNotAvailable(error) {
         // A lock not had within the lane's wait (another session's key lock, or a relation being extended): the
