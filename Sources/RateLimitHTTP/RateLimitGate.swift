@@ -11,14 +11,17 @@ import RateLimit
 /// case .refused(let refusal): // 429, refusal.fields (Retry-After included)
 /// case .badRequest: // 400: the key is longer than 1,024 UTF-8 bytes
 /// }
+/// // and when `decide` throws: 503, RateLimitGate.unavailableFields
 /// ```
 ///
 /// **All or nothing.** A request is granted only if every policy grants its permits. When one refuses, nothing
 /// stays taken from the others: when every policy's limiter can decide jointly with the others
-/// (`PostgresRateLimiter`s on one `PostgresClient`), one step decides them all atomically; otherwise the policies
-/// decide in order and a refusal takes the earlier grants back exactly (`KeyedRateLimiter` can; a limiter of your
-/// own that conforms only to `SharedKeyedLimiter` cannot, and keeps what it granted). An error from a limiter
-/// takes back what the earlier policies granted, then propagates.
+/// (`PostgresRateLimiter`s on one `PostgresClient`), one step decides them all atomically; otherwise the in-process
+/// policies decide in order, then every other store at once (a request waits one `timeout`, however many), and a
+/// refusal takes every grant back exactly: `KeyedRateLimiter`'s at once, `PostgresRateLimiter`'s by revoking its
+/// booking (one more round trip). A limiter of your own that conforms only to `SharedKeyedLimiter` keeps what it
+/// granted. An error from a limiter takes back every other grant, then propagates: the middlewares answer it 503
+/// (``RateLimitGate/answer(unavailable:key:)``).
 public struct RateLimitGate: Sendable {
   /// The policies, in the order their header fields are listed.
   public let policies: [RateLimitPolicy]
