@@ -8,8 +8,10 @@ public import RateLimit
 /// RateLimit: "search";r=7;t=4, "daily";r=93;t=86396
 /// ```
 ///
-/// `q` is the policy's `limit`, `w` its `window`, `r` the `remaining` permits and `t` the `resetAfter`, in
-/// whole seconds rounded up. Names are Structured Field strings.
+/// `w` is the policy's `quotaWindow` (T, or B × T / N for a token bucket) in whole seconds rounded up (at least 1),
+/// `q` the `limit` allocated in `w` (rounded down), `r` the `remaining` permits and `t` the `effectiveWindow` (with
+/// `r` taken now, until one more permit), in whole seconds rounded up (SPEC 4.2, correcting 4.1's `resetAfter`
+/// and burst over T). Names are Structured Field strings.
 public enum RateLimitFields: Sendable {
   /// `RateLimit-Policy`: each policy's quota and window.
   public static let policyName = "RateLimit-Policy"
@@ -24,8 +26,9 @@ public enum RateLimitFields: Sendable {
   public static func policy(_ policies: [(name: String, decision: RateLimitDecision)]) -> String {
     var value = ""
     for (index, policy) in policies.enumerated() {
-      let (limit, window) = (policy.decision.limit, policy.decision.window)
-      appendPolicy(structuredString(policy.name), limit: limit, window: window, separated: index > 0, to: &value)
+      appendPolicy(
+        structuredString(policy.name), limit: policy.decision.limit, quotaWindow: policy.decision.quotaWindow,
+        separated: index > 0, to: &value)
     }
     return value
   }
@@ -40,16 +43,37 @@ public enum RateLimitFields: Sendable {
   }
 
   /// Appends one policy's `RateLimit-Policy` member, its name already a Structured Field string (what a
-  /// ``RateLimitGate`` does once, not on every request).
+  /// ``RateLimitGate`` does once, not on every request): the sustained rate (SPEC 4.2), `w` = `quotaWindow` in
+  /// whole seconds rounded up (at least 1) and `q` = `limit` × `w` / `quotaWindow`, rounded down.
   static func appendPolicy(
-    _ quoted: String, limit: Int, window: Duration, separated: Bool, to value: inout String
+    _ quoted: String, limit: Int, quotaWindow: Duration, separated: Bool, to value: inout String
   ) {
+    let (quota, window) = quotaAndWindow(limit: limit, quotaWindow: quotaWindow)
     if separated { value += ", " }
     value += quoted
     value += ";q="
-    value += String(limit)
+    value += String(quota)
     value += ";w="
-    value += String(wholeSeconds(window))
+    value += String(window)
+  }
+
+  /// `q` and `w` of a policy that allocates `limit` permits every `quotaWindow`: `w` whole seconds (rounded up,
+  /// at least 1), and the permits allocated in `w`, rounded down (conservative: 1 per 1.5 s says `q=1;w=2`).
+  public static func quotaAndWindow(limit: Int, quotaWindow: Duration) -> (quota: Int, window: Int64) {
+    let seconds = max(1, wholeSeconds(quotaWindow))
+    let (whole, attoseconds) = quotaWindow.components
+    // Beyond 292 years (or nothing to allocate) the quota is the limit itself.
+    guard limit > 0, whole >= 0, whole < Int64.max / 1_000_000_000 - 1 else { return (max(0, limit), seconds) }
+    let nanoseconds = whole * 1_000_000_000 + (attoseconds + 999_999_999) / 1_000_000_000
+    guard nanoseconds > 0 else { return (limit, seconds) }
+    // w·10⁹ − quotaWindow is below 10⁹ (or w is 1 for a window under a second): q = limit + limit·extra /
+    // quotaWindow, exact in 128 bits, saturating.
+    let extra = UInt64(max(0, seconds * 1_000_000_000 - nanoseconds))
+    let product = UInt64(limit).multipliedFullWidth(by: extra)
+    guard product.high < UInt64(nanoseconds) else { return (Int.max, seconds) }
+    let more = UInt64(nanoseconds).dividingFullWidth(product).quotient
+    let (quota, overflow) = limit.addingReportingOverflow(Int(clamping: more))
+    return (overflow ? Int.max : quota, seconds)
   }
 
   /// Appends one policy's `RateLimit` member, its name already a Structured Field string.
@@ -59,14 +83,14 @@ public enum RateLimitFields: Sendable {
     value += ";r="
     value += String(max(0, decision.remaining))
     value += ";t="
-    value += String(wholeSeconds(decision.resetAfter))
+    value += String(wholeSeconds(decision.effectiveWindow))
   }
 
   /// One policy's `RateLimit` value, as ``appendState(_:_:separated:to:)`` writes it, in one pass and one
   /// allocation: the one string an in-process grant makes.
   static func stateValue(_ quoted: String, _ decision: RateLimitDecision) -> String {
     let remaining = UInt64(max(0, decision.remaining))
-    let reset = UInt64(wholeSeconds(decision.resetAfter))
+    let reset = UInt64(wholeSeconds(decision.effectiveWindow))
     // The name, `;r=`, `;t=`, and two numbers of at most 20 digits.
     return String(unsafeUninitializedCapacity: quoted.utf8.count + 46) { buffer in
       let bytes = buffer.baseAddress!

@@ -44,7 +44,8 @@ public struct RateLimitGate: Sendable {
     if policies.count == 1, let keyed = policies[0].limiter as? KeyedRateLimiter<String>, keyed.window > .zero {
       var field = ""
       RateLimitFields.appendPolicy(
-        quotedNames[0], limit: keyed.burst ?? keyed.limit, window: keyed.window, separated: false, to: &field)
+        quotedNames[0], limit: keyed.burst ?? keyed.limit, quotaWindow: keyed.quotaWindow, separated: false,
+        to: &field)
       inProcess = (keyed, field)
     } else {
       inProcess = nil
@@ -149,7 +150,8 @@ public struct RateLimitGate: Sendable {
     var listed = 0
     for (index, decision) in decisions.enumerated() where decision.window > .zero {
       RateLimitFields.appendPolicy(
-        quotedNames[index], limit: decision.limit, window: decision.window, separated: listed > 0, to: &policy)
+        quotedNames[index], limit: decision.limit, quotaWindow: decision.quotaWindow, separated: listed > 0,
+        to: &policy)
       RateLimitFields.appendState(quotedNames[index], decision, separated: listed > 0, to: &state)
       listed += 1
     }

@@ -49,7 +49,8 @@
       guard let refusal = localRefusals?.refusal(for: key, at: now) else { return nil }
       return RateLimitDecision(
         isGranted: false, limit: capacity, window: window, remaining: 0,
-        resetAfter: max(.zero, refusal.restAt - now), retryAfter: refusal.until - now)
+        resetAfter: max(.zero, refusal.restAt - now), retryAfter: refusal.until - now,
+        effectiveWindow: refusal.until - now, quotaWindow: door.quotaWindow)
     }
 
     /// What ``whenUnavailable`` answers for a decision the database could not make, `isFallback` set; with
@@ -92,7 +93,9 @@
         })
       {
         var after = report(
-          Decision(time: row.time, now: row.now, id: -1, booked: false, remaining: row.remaining, restAt: row.restAt))
+          Decision(
+            time: row.time, now: row.now, id: -1, booked: false, remaining: row.remaining, restAt: row.restAt,
+            effective: row.effective))
         (after.isGranted, after.retryAfter) = (true, nil)
         return after
       }
@@ -122,7 +125,9 @@
 
     /// With no limiting (`window: .zero`): granted up to the capacity, nothing stored, no round trip.
     func unlimitedDecision(_ permits: Int) -> RateLimitDecision {
-      door.report(PermitVerdict(isGranted: permits <= capacity, remaining: capacity, resetAfter: 0, retryAfter: nil))
+      door.report(
+        PermitVerdict(
+          isGranted: permits <= capacity, remaining: capacity, resetAfter: 0, retryAfter: nil, effectiveWindow: 0))
     }
 
     /// The public form of a decision's answer (the core's, ``PermitFrontDoor``).
@@ -131,14 +136,18 @@
         PermitVerdict(
           isGranted: decision.booked, remaining: Int(clamping: decision.remaining),
           resetAfter: decision.restAt <= decision.now ? 0 : decision.restAt &- decision.now,
-          retryAfter: decision.booked ? nil : max(0, decision.time &- decision.now)))
+          retryAfter: decision.booked ? nil : max(0, decision.time &- decision.now),
+          effectiveWindow: max(0, decision.effective)))
     }
 
     /// What `.allow` and `.deny` answer when the database cannot: nothing known of the key (granted with the whole
-    /// quota left, or refused with `remaining` 0 and `retryAfter` `nil`), `isFallback` set.
+    /// quota left, or refused with `remaining` 0 and `retryAfter` `nil`), `isFallback` set; its effective window a
+    /// whole window (nothing promised sooner).
     private func policyDecision(granted: Bool) -> RateLimitDecision {
       var decision = door.report(
-        PermitVerdict(isGranted: granted, remaining: granted ? capacity : 0, resetAfter: 0, retryAfter: nil))
+        PermitVerdict(
+          isGranted: granted, remaining: granted ? capacity : 0, resetAfter: 0, retryAfter: nil,
+          effectiveWindow: wholeNanoseconds(window, roundingUp: true)))
       decision.isFallback = true
       return decision
     }
@@ -196,7 +205,7 @@
             refusal
             ?? RateLimitDecision(
               isGranted: true, limit: part.limiter.capacity, window: part.limiter.window, remaining: 0,
-              resetAfter: wait, retryAfter: nil)
+              resetAfter: wait, retryAfter: nil, effectiveWindow: wait, quotaWindow: part.limiter.door.quotaWindow)
         }
         return decisions.map { $0! }
       }
@@ -245,7 +254,8 @@
       return zip(limiters, rows).map { limiter, row in
         limiter.report(
           Decision(
-            time: row.time, now: row.now, id: -1, booked: row.booked, remaining: row.remaining, restAt: row.restAt))
+            time: row.time, now: row.now, id: -1, booked: row.booked, remaining: row.remaining, restAt: row.restAt,
+            effective: row.effective))
       }
     }
 

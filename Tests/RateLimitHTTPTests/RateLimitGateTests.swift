@@ -31,8 +31,9 @@ import Testing
     }
     #expect(fields.map(\.name) == ["RateLimit-Policy", "RateLimit"])
     #expect(fields[0].value == #""search";q=10;w=10, "da\"ily";q=100;w=86400"#)
-    // search: 3 in the window, the last leaves at 16 s (t = 10); daily: 97 whole permits, full in 3 × 864 s.
-    #expect(fields[1].value == #""search";r=7;t=10, "da\"ily";r=97;t=2586"#)
+    // t is the effective window (SPEC 4.2): search: 3 in the window, 7 left; taken now, the next comes when the
+    // oldest (at 0 s) leaves, at 10 s (t = 4); daily: 97 whole permits and 6 s of the next, whole in 858 s.
+    #expect(fields[1].value == #""search";r=7;t=4, "da\"ily";r=97;t=858"#)
   }
 
   @Test func aRefusalTakesNothingFromAnyPolicy() async throws {
@@ -62,7 +63,8 @@ import Testing
     #expect(refusal.refusedBy == ["daily"])
     #expect(perSecond.retryAfter(for: "k") == .zero)
     #expect(perDay.retryAfter(for: "k") == .seconds(86_400 - 20))
-    #expect(refusal.fields.last?.value == #""burst";r=1;t=0, "daily";r=0;t=86382"#)
+    // burst: 1 left, the next a window after it is taken (t = 1); daily: full, one permit when the oldest leaves.
+    #expect(refusal.fields.last?.value == #""burst";r=1;t=1, "daily";r=0;t=86380"#)
   }
 
   /// SPEC 4.1.1, "an undo is exact under concurrency": another grant of the key between a grant and its undo

@@ -44,7 +44,15 @@ package struct PermitFrontDoor: Sendable {
 
   /// `decide`'s public form, for every store: the verdict with this rule's quota (the capacity) and window.
   package func report(_ verdict: PermitVerdict) -> RateLimitDecision {
-    verdict.decision(limit: capacity, window: window)
+    verdict.decision(limit: capacity, window: window, quotaWindow: quotaWindow)
+  }
+
+  /// The time in which `capacity` permits are allocated: T for a sliding window, B × T / N for a token bucket
+  /// (the time to refill B; rounded up to the nanosecond); `.zero` with no limiting.
+  package var quotaWindow: Duration {
+    guard let burst, !isUnlimited else { return window }
+    let nanoseconds = wholeNanoseconds(window, roundingUp: true)
+    return .nanoseconds(Wide.product(Int64(burst), nanoseconds).dividedRoundingUp(by: Int64(limit)))
   }
 
   /// `acquire`, for every store: checks the request; throws `CancellationError` if the task is cancelled already

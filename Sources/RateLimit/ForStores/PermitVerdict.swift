@@ -9,17 +9,21 @@ package struct PermitVerdict: Sendable, Equatable {
   package var resetAfter: Int64
   /// Refused and possible: nanoseconds until the same request would be granted.
   package var retryAfter: Int64?
+  /// Nanoseconds until one more permit, once `remaining` are taken now (``RateLimitDecision/effectiveWindow``).
+  package var effectiveWindow: Int64
 
   /// A verdict with every field given.
-  package init(isGranted: Bool, remaining: Int, resetAfter: Int64, retryAfter: Int64?) {
+  package init(isGranted: Bool, remaining: Int, resetAfter: Int64, retryAfter: Int64?, effectiveWindow: Int64) {
     (self.isGranted, self.remaining, self.resetAfter, self.retryAfter) = (isGranted, remaining, resetAfter, retryAfter)
+    self.effectiveWindow = effectiveWindow
   }
 
-  /// The public form, with the rule's quota and window.
-  package func decision(limit: Int, window: Duration) -> RateLimitDecision {
+  /// The public form, with the rule's quota, window and quota window.
+  package func decision(limit: Int, window: Duration, quotaWindow: Duration) -> RateLimitDecision {
     RateLimitDecision(
       isGranted: isGranted, limit: limit, window: window, remaining: remaining,
-      resetAfter: .nanoseconds(resetAfter), retryAfter: retryAfter.map(Duration.nanoseconds))
+      resetAfter: .nanoseconds(resetAfter), retryAfter: retryAfter.map(Duration.nanoseconds),
+      effectiveWindow: .nanoseconds(effectiveWindow), quotaWindow: quotaWindow)
   }
 }
 
@@ -31,7 +35,10 @@ extension PermitBook {
     _ permits: Int, at now: Int64, undoable: Bool = false, in state: inout Rule.State
   ) -> (PermitVerdict, Booking?) {
     if isUnlimited {
-      return (PermitVerdict(isGranted: true, remaining: rule.capacity, resetAfter: 0, retryAfter: nil), nil)
+      return (
+        PermitVerdict(isGranted: true, remaining: rule.capacity, resetAfter: 0, retryAfter: nil, effectiveWindow: 0),
+        nil
+      )
     }
     let id = newID(cancellable: undoable)
     let booking = rule.reserve(permits, at: now, notAfter: now, id: id, cancellable: undoable, in: &state)
@@ -41,12 +48,15 @@ extension PermitBook {
   /// What a response needs about `state` at `now`, after a decision that granted or not.
   func verdict(_ permits: Int, granted: Bool, at now: Int64, in state: Rule.State) -> PermitVerdict {
     if isUnlimited {
-      return PermitVerdict(isGranted: granted, remaining: rule.capacity, resetAfter: 0, retryAfter: nil)
+      return PermitVerdict(
+        isGranted: granted, remaining: rule.capacity, resetAfter: 0, retryAfter: nil, effectiveWindow: 0)
     }
     let retry: Int64? = granted || permits > rule.capacity ? nil : retryAfter(permits, at: now, in: state)
+    let effective = rule.effectiveWindow(at: now, in: state) ?? retryAfter(1, at: now, in: state)
     return PermitVerdict(
       isGranted: granted, remaining: rule.remaining(at: now, in: state),
-      resetAfter: Swift.max(0, Nanoseconds.subtracting(rule.restAt(at: now, in: state), now)), retryAfter: retry)
+      resetAfter: Swift.max(0, Nanoseconds.subtracting(rule.restAt(at: now, in: state), now)), retryAfter: retry,
+      effectiveWindow: Swift.max(0, effective))
   }
 
   /// Takes back a grant `decide(_:at:undoable:in:)` made, whenever: as if it had never been made, less what

@@ -29,6 +29,8 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
   public var burst: Int? { door.burst }
   /// The parameters, the checks of every request, and `acquire`: written once for every limiter of permits.
   let door: PermitFrontDoor
+  /// The time in which `limit` (N, or B) permits are allocated (``RateLimitDecision/quotaWindow``).
+  package var quotaWindow: Duration { door.quotaWindow }
   let store: Store
 
   /// The two stores, each concrete so that its code is specialized for its rule. The entry points are also

@@ -103,7 +103,8 @@
 
   /// A decision's answer as the database gives it.
   typealias DecisionRow = (
-    time: Int64, now: Int64, id: Int64?, booked: Bool, swept: Int32, remaining: Int64, restAt: Int64
+    time: Int64, now: Int64, id: Int64?, booked: Bool, swept: Int32, remaining: Int64, restAt: Int64,
+    effective: Int64
   )
 
   /// A queued decision: its request, its deadline, and where its caller waits.

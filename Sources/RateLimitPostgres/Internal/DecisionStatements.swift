@@ -6,7 +6,8 @@
   /// decision's 180 µs on the server, measured with `pgbench -M prepared` against `-M extended`).
   struct DecideStatement: PostgresPreparedStatement {
     static let sql = """
-      SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at \
+      SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at, \
+      ratelimit_effective_v1($1, $2, $3, $4, $5, o_now) \
       FROM ratelimit_decide_v4($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
       """
     typealias Row = DecisionRow
@@ -42,7 +43,7 @@
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      try row.decode((Int64, Int64, Int64?, Bool, Int32, Int64, Int64).self)
+      try row.decode((Int64, Int64, Int64?, Bool, Int32, Int64, Int64, Int64).self)
     }
   }
 
@@ -50,13 +51,13 @@
   /// decision, in order, its values `NULL` when its key's lock was held elsewhere (`o_blocked`).
   struct DecideManyStatement: PostgresPreparedStatement {
     static let sql = """
-      SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at, o_blocked \
-      FROM ratelimit_decide_many_v5($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+      SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at, o_blocked, o_effective \
+      FROM ratelimit_decide_many_v6($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
       """
     /// A decision's answer, or `blocked` (its key's lock held elsewhere) with its values `nil`.
     typealias Row = (
       time: Int64?, now: Int64?, id: Int64?, booked: Bool, swept: Int32, remaining: Int64?, restAt: Int64?,
-      blocked: Bool
+      blocked: Bool, effective: Int64?
     )
 
     var name: ByteBuffer
@@ -90,7 +91,7 @@
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      try row.decode((Int64?, Int64?, Int64?, Bool, Int32, Int64?, Int64?, Bool).self)
+      try row.decode((Int64?, Int64?, Int64?, Bool, Int32, Int64?, Int64?, Bool, Int64?).self)
     }
   }
 
@@ -98,12 +99,12 @@
   /// once per connection; a row per part, in order.
   struct DecideAllStatement: PostgresPreparedStatement {
     static let sql = """
-      SELECT o_booked, o_time, o_now, o_remaining, o_rest_at \
+      SELECT o_booked, o_time, o_now, o_remaining, o_rest_at, o_effective \
       FROM ratelimit_decide_all_v6($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
       """
     /// A part's own answer (`booked`), the instant it is (or would be) booked for, its "now", and its key after
     /// the decision.
-    typealias Row = (booked: Bool, time: Int64, now: Int64, remaining: Int64, restAt: Int64)
+    typealias Row = (booked: Bool, time: Int64, now: Int64, remaining: Int64, restAt: Int64, effective: Int64)
 
     var names: [ByteBuffer]
     var key: ByteBuffer
@@ -134,17 +135,18 @@
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      try row.decode((Bool, Int64, Int64, Int64, Int64).self)
+      try row.decode((Bool, Int64, Int64, Int64, Int64, Int64).self)
     }
   }
 
   /// A grant taken back exactly (`ratelimit_undo_v5`, release 9), prepared once per connection: the key after.
   struct UndoStatement: PostgresPreparedStatement {
     static let sql = """
-      SELECT o_time, o_now, o_remaining, o_rest_at FROM ratelimit_undo_v5($1, $2, $3, $4, $5, $6, $7, $8, $9)
+      SELECT o_time, o_now, o_remaining, o_rest_at, o_effective \
+      FROM ratelimit_undo_v5($1, $2, $3, $4, $5, $6, $7, $8, $9)
       """
     /// The key after the undo: when the same request would be booked, "now", what is left, when it is at rest.
-    typealias Row = (time: Int64, now: Int64, remaining: Int64, restAt: Int64)
+    typealias Row = (time: Int64, now: Int64, remaining: Int64, restAt: Int64, effective: Int64)
 
     var name: ByteBuffer
     var key: ByteBuffer
@@ -171,7 +173,7 @@
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      try row.decode((Int64, Int64, Int64, Int64).self)
+      try row.decode((Int64, Int64, Int64, Int64, Int64).self)
     }
   }
 #endif

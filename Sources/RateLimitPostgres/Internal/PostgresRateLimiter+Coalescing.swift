@@ -108,7 +108,7 @@
         if let swept = rows.first?.swept { sweptRows(swept) }
         for (pending, row) in zip(live, rows) {
           guard !row.blocked, let time = row.time, let now = row.now, let remaining = row.remaining,
-            let restAt = row.restAt
+            let restAt = row.restAt, let effective = row.effective
           else {
             // Its key's lock was held elsewhere: its caller sends it again, outside the lane.
             pending.slot.finish(.failure(KeyLockHeld()))
@@ -118,7 +118,7 @@
             .success(
               (
                 time: time, now: now, id: row.id, booked: row.booked, swept: row.swept, remaining: remaining,
-                restAt: restAt
+                restAt: restAt, effective: effective
               )))
         }
       } catch  where Self.isKeyLockNotAvailable(error) {

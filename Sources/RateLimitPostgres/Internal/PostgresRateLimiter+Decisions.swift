@@ -26,6 +26,8 @@
       var booked: Bool
       var remaining: Int64 = 0
       var restAt: Int64 = .min
+      /// Nanoseconds until one more permit once `remaining` are taken (`RateLimitDecision.effectiveWindow`).
+      var effective: Int64 = 0
     }
 
     /// The database could not answer: the policy decides. `error` is what `.throwError` throws.
@@ -93,7 +95,7 @@
       }
       return Decision(
         time: row.time, now: row.now, id: row.id ?? -1, booked: row.booked, remaining: row.remaining,
-        restAt: row.restAt)
+        restAt: row.restAt, effective: row.effective)
     }
 
     /// Runs `prepare()`'s statement and checks this limiter's rule and parameters against those stored for its

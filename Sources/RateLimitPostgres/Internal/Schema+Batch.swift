@@ -1,6 +1,7 @@
 #if Postgres
   extension Schema {
-    /// Several decisions of one name in one statement (coalescing, schema version 5): what
+    /// Several decisions of one name in one statement (coalescing; release 9's `ratelimit_decide_many_v6`, release
+    /// 5's with each decision's effective window, `ratelimit_effective_v1`, read right after it): what
     /// `ratelimit_decide_v4` answers for each, made one by one in the arrays' order, in one transaction.
     ///
     /// Every key's lock is taken first, in one order (ascending lock key, as `ratelimit_decide_all_v5` does), so
@@ -17,14 +18,15 @@
     /// query (no function scan), and no lock key is computed again unless a key was blocked. 64 decisions on
     /// 100,000 keys: 7.5 → 6.0 ms (`pgbench`, median of 6 alternating runs).
     static let decideManyFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_decide_many_v5(
+      CREATE OR REPLACE FUNCTION ratelimit_decide_many_v6(
           p_name bytea, p_keys bytea[], p_limit bigint, p_window bigint, p_burst bigint, p_permits bigint[],
           p_now bigint, p_max_delays bigint[], p_modes integer[], p_sweep integer, p_lock_timeout text,
           p_ids bigint[])
       RETURNS TABLE (o_time bigint, o_now bigint, o_id bigint, o_booked boolean, o_swept integer,
-          o_remaining bigint, o_rest_at bigint, o_blocked boolean)
+          o_remaining bigint, o_rest_at bigint, o_blocked boolean, o_effective bigint)
       LANGUAGE plpgsql VOLATILE AS $f$
       DECLARE
+          effs bigint[] := '{}';
           m integer := coalesce(array_length(p_keys, 1), 0);
           lock_key bigint;
           blocked bigint[] := '{}';
@@ -73,6 +75,7 @@
               booked[j] := d.o_booked;
               remainings[j] := d.o_remaining;
               rests[j] := d.o_rest_at;
+              effs[j] := ratelimit_effective_v1(p_name, p_keys[j], p_limit, p_window, p_burst, d.o_now);
               blocks[j] := false;
               latest_now := greatest(latest_now, d.o_now);
           END LOOP;
@@ -88,9 +91,26 @@
               o_remaining := remainings[j];
               o_rest_at := rests[j];
               o_blocked := blocks[j];
+              o_effective := effs[j];
               RETURN NEXT;
           END LOOP;
       END
+      $f$;
+      """
+
+    /// Release 5 to 8's batch, kept for their processes during a rolling deploy: release 9's without the
+    /// effective windows.
+    static let version8DecideManyFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_decide_many_v5(
+          p_name bytea, p_keys bytea[], p_limit bigint, p_window bigint, p_burst bigint, p_permits bigint[],
+          p_now bigint, p_max_delays bigint[], p_modes integer[], p_sweep integer, p_lock_timeout text,
+          p_ids bigint[])
+      RETURNS TABLE (o_time bigint, o_now bigint, o_id bigint, o_booked boolean, o_swept integer,
+          o_remaining bigint, o_rest_at bigint, o_blocked boolean)
+      LANGUAGE sql VOLATILE AS $f$
+          SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at, o_blocked
+          FROM ratelimit_decide_many_v6(p_name, p_keys, p_limit, p_window, p_burst, p_permits, p_now,
+              p_max_delays, p_modes, p_sweep, p_lock_timeout, p_ids)
       $f$;
       """
   }

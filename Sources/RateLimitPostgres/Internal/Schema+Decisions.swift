@@ -228,8 +228,9 @@
       RETURNS TABLE (o_booked boolean, o_time bigint, o_now bigint, o_remaining bigint, o_rest_at bigint)
       LANGUAGE sql VOLATILE AS $f$
           -- Release 9: a call of ratelimit_decide_all_v6 without booking ids (Schema+Release9.swift).
-          SELECT * FROM ratelimit_decide_all_v6(p_names, p_key, p_limits, p_windows, p_bursts, p_permits, p_nows,
-              p_clocks, p_lock_timeout, array_fill(0::bigint, ARRAY[cardinality(p_names)]))
+          SELECT o_booked, o_time, o_now, o_remaining, o_rest_at FROM ratelimit_decide_all_v6(p_names, p_key,
+              p_limits, p_windows, p_bursts, p_permits, p_nows, p_clocks, p_lock_timeout,
+              array_fill(0::bigint, ARRAY[cardinality(p_names)]))
       $f$;
       """
 

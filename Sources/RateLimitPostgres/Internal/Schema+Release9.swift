@@ -12,7 +12,7 @@
       CREATE OR REPLACE FUNCTION ratelimit_undo_v5(
           p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_permits bigint,
           p_id bigint, p_now bigint, p_lock_timeout text)
-      RETURNS TABLE (o_time bigint, o_now bigint, o_remaining bigint, o_rest_at bigint)
+      RETURNS TABLE (o_time bigint, o_now bigint, o_remaining bigint, o_rest_at bigint, o_effective bigint)
       LANGUAGE plpgsql VOLATILE AS $f$
       DECLARE
           big CONSTANT bigint := 9223372036854775807;
@@ -65,7 +65,68 @@
           o_now := d.o_now;
           o_remaining := d.o_remaining;
           o_rest_at := d.o_rest_at;
+          o_effective := ratelimit_effective_v1(p_name, p_key, p_limit, p_window, p_burst, d.o_now);
           RETURN NEXT;
+      END
+      $f$;
+      """
+
+    /// A key's effective window at `p_now` (SPEC 4.2's correction of `t`, `RateLimitDecision.effectiveWindow`),
+    /// read after a decision in the same statement: once the key's remaining permits are taken now, nanoseconds
+    /// until one more comes; with none remaining (a booking ahead, debt), the wait for one permit. The twin of
+    /// `effectiveWindow(at:in:)` of `SlidingWindow` and `TokenBucket` in the core.
+    static let effectiveFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_effective_v1(
+          p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_now bigint)
+      RETURNS bigint
+      LANGUAGE plpgsql VOLATILE AS $f$
+      DECLARE
+          big CONSTANT bigint := 9223372036854775807;
+          small CONSTANT bigint := -9223372036854775808;
+          r ratelimit_keys%ROWTYPE;
+          n integer;
+          lo integer;
+          hi integer;
+          mid integer;
+          bound bigint;
+          in_window numeric;
+          full_credit numeric;
+          credit numeric;
+          whole numeric;
+          d record;
+      BEGIN
+          SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
+          IF NOT FOUND THEN
+              r := ROW(p_name, p_key, small, small, '{}', '{}', '{}', '{}', 0, NULL, small, NULL, NULL, NULL);
+          END IF;
+          n := coalesce(array_length(r.times, 1), 0);
+          IF NOT (n > 0 AND r.times[n] > p_now) THEN
+              IF p_burst IS NULL THEN
+                  bound := greatest(p_now::numeric - p_window, small)::bigint;
+                  lo := 1; hi := n + 1;
+                  WHILE lo < hi LOOP
+                      mid := (lo + hi) / 2;
+                      IF r.times[mid] <= bound THEN lo := mid + 1; ELSE hi := mid; END IF;
+                  END LOOP;
+                  in_window := CASE WHEN lo <= n THEN r.cum[n] - r.cum[lo] + r.permits[lo] ELSE 0 END;
+                  IF p_limit - in_window > 0 THEN
+                      RETURN CASE WHEN lo <= n
+                          THEN least(r.times[lo]::numeric + p_window, big) - p_now
+                          ELSE p_window END;
+                  END IF;
+              ELSE
+                  full_credit := p_burst::numeric * p_window;
+                  credit := CASE WHEN r.tokens IS NULL OR r.tokens >= full_credit THEN full_credit
+                      ELSE least(r.tokens + (p_now::numeric - least(r.last, p_now)) * p_limit, full_credit) END;
+                  whole := least(greatest(floor(credit / p_window), 0), p_burst);
+                  IF credit >= 0 AND whole > 0 THEN
+                      RETURN div(p_window - (credit - whole * p_window) + p_limit - 1, p_limit);
+                  END IF;
+              END IF;
+          END IF;
+          -- None remaining: the wait for one permit, as `retryAfter(1)` reads it.
+          d := ratelimit_decide_v4(p_name, p_key, p_limit, p_window, p_burst, 1, p_now, NULL, 2, 0, NULL, NULL);
+          RETURN greatest(d.o_time - d.o_now, 0);
       END
       $f$;
       """
@@ -78,10 +139,12 @@
       CREATE OR REPLACE FUNCTION ratelimit_decide_all_v6(
           p_names bytea[], p_key bytea, p_limits bigint[], p_windows bigint[], p_bursts bigint[],
           p_permits bigint[], p_nows bigint[], p_clocks boolean[], p_lock_timeout text, p_ids bigint[])
-      RETURNS TABLE (o_booked boolean, o_time bigint, o_now bigint, o_remaining bigint, o_rest_at bigint)
+      RETURNS TABLE (o_booked boolean, o_time bigint, o_now bigint, o_remaining bigint, o_rest_at bigint,
+          o_effective bigint)
       LANGUAGE plpgsql VOLATILE AS $f$
       DECLARE
           m integer := coalesce(array_length(p_names, 1), 0);
+          effs bigint[] := '{}';
           d record;
           lock_key bigint;
           refused boolean := false;
@@ -119,12 +182,18 @@
               IF refused THEN
                   RAISE EXCEPTION 'refused' USING ERRCODE = 'RLREF';
               END IF;
+              FOR j IN 1..m LOOP
+                  effs[j] := ratelimit_effective_v1(p_names[j], p_key, p_limits[j], p_windows[j],
+                      nullif(p_bursts[j], 0), nows[j]);
+              END LOOP;
           EXCEPTION WHEN SQLSTATE 'RLREF' THEN
               FOR j IN 1..m LOOP
                   d := ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
                       nullif(p_bursts[j], 0), p_permits[j], part_nows[j], NULL, 2, 0, NULL, NULL);
                   remainings[j] := d.o_remaining;
                   rests[j] := d.o_rest_at;
+                  effs[j] := ratelimit_effective_v1(p_names[j], p_key, p_limits[j], p_windows[j],
+                      nullif(p_bursts[j], 0), d.o_now);
               END LOOP;
           END;
           FOR j IN 1..m LOOP
@@ -133,6 +202,7 @@
               o_now := nows[j];
               o_remaining := remainings[j];
               o_rest_at := rests[j];
+              o_effective := effs[j];
               RETURN NEXT;
           END LOOP;
       END

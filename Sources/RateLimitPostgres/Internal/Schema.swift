@@ -20,8 +20,9 @@
     /// (`ratelimit_decide_all_v5`); release 7's `ratelimit_decide_all_v4` is kept, now a call of it. Release 9
     /// (4.1.1) sweeps a row only under its key's advisory lock (every older function's sweep included, so an
     /// older process beside it sweeps safely too), carries booking ids in a joint decision
-    /// (`ratelimit_decide_all_v6`), takes a grant back exactly (`ratelimit_undo_v5`), and tries a batch's locks
-    /// without waiting (`ratelimit_decide_many_v6`); the functions of releases 5 to 8 stay for older processes.
+    /// (`ratelimit_decide_all_v6`), takes a grant back exactly (`ratelimit_undo_v5`), and reports each
+    /// decision's effective window (`ratelimit_effective_v1`, read in the same statement; the batch
+    /// `ratelimit_decide_many_v6`); the functions of releases 5 to 8 stay for older processes.
     static let version = 9
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
@@ -62,7 +63,9 @@
         \(decideAllWithIdsFunction)
         \(decideAllFunction)
         \(version7DecideAllFunction)
+        \(effectiveFunction)
         \(decideManyFunction)
+        \(version8DecideManyFunction)
         \(undoFunction)
         \(cancelFunction)
         \(revokeFunction)

@@ -36,6 +36,9 @@ protocol PermitRule: Sendable {
 
   /// The instant from which the state is at rest (as fresh) if nothing more comes; `.min` if it is now.
   func restAt(at now: Int64, in state: State) -> Int64
+  /// Once `remaining(at:in:)` permits are taken at `now` (when there are any), nanoseconds until one more permit
+  /// comes; `nil` when none remain (then it is `retryAfter(1)`, bookings ahead and debt included).
+  func effectiveWindow(at now: Int64, in state: State) -> Int64?
 
   /// The clock went back by `jump`: counts as no time passing. Not called for a rule on a time line.
   func clockWentBack(by jump: Int64, in state: inout State)

@@ -13,6 +13,22 @@ extension SlidingWindow {
     return Swift.max(0, limit - inWindow)
   }
 
+  /// With N − k left now, taking them fills the window: one more permit comes when the oldest booking in
+  /// (now − T, now] leaves, or after T if there is none (the permits taken now are then the oldest).
+  func effectiveWindow(at now: Int64, in log: Log) -> Int64? {
+    if let last = log.lastTime, last > now { return nil }
+    let start = Nanoseconds.subtracting(now, window)
+    var inWindow = log.total
+    var index = 0
+    while index < log.count, log.time(at: index) <= start {
+      inWindow &-= log.permits(at: index)
+      index += 1
+    }
+    guard limit - inWindow > 0 else { return nil }
+    guard index < log.count else { return window }
+    return Nanoseconds.subtracting(Nanoseconds.adding(log.time(at: index), window), now)
+  }
+
   /// At rest once the last booking has left the window.
   func restAt(at now: Int64, in log: Log) -> Int64 {
     guard let last = log.lastTime else { return .min }

@@ -7,6 +7,18 @@ extension TokenBucket {
     return Int(Swift.min(tokens.dividedRoundingDown(by: window), Int64(burst)))
   }
 
+  /// With k whole permits in the bucket, taking them leaves what is accrued of the next one: it is whole after
+  /// (T − that part) / N, rounded up.
+  func effectiveWindow(at now: Int64, in state: State) -> Int64? {
+    if let last = state.ahead.last, last.time > now { return nil }
+    let tokens = self.tokens(at: now, in: state)
+    if tokens < .zero { return nil }
+    let whole = Swift.min(tokens.dividedRoundingDown(by: window), Int64(burst))
+    guard whole > 0 else { return nil }
+    let accrued = tokens - Wide.product(whole, window)
+    return (Wide.product(1, window) - accrued).dividedRoundingUp(by: limit)
+  }
+
   /// At rest once full again with nothing booked at or after now.
   func restAt(at now: Int64, in state: State) -> Int64 {
     let tokens = self.tokens(at: now, in: state)
