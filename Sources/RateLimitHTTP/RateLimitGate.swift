@@ -219,15 +219,9 @@ public struct RateLimitGate: Sendable {
       }
     }
     if let failure {
-      for case let decision? in made where decision.decision.isGranted { _ = await decision.undo() }
+      await _UndoableDecision.undoGrants(made)
       throw failure
     }
-    var answers = decisions.map { $0! }
-    guard answers.contains(where: { !$0.isGranted }) else { return answers }
-    for (index, decision) in made.enumerated() {
-      guard let decision, decision.decision.isGranted else { continue }
-      answers[index] = await decision.undo()
-    }
-    return answers
+    return await _UndoableDecision.allOrNothing(made, decisions.map { $0! })
   }
 }

@@ -271,15 +271,10 @@
           made.append(try part.limiter.policyAnswer(error, part.permits, for: key, undoable: true))
         }
       } catch {
-        for decision in made { _ = await decision.undo() }
+        await _UndoableDecision.undoGrants(made)
         throw error
       }
-      var decisions = made.map(\.decision)
-      guard decisions.contains(where: { !$0.isGranted }) else { return decisions }
-      for (index, decision) in made.enumerated() where decision.decision.isGranted {
-        decisions[index] = await decision.undo()
-      }
-      return decisions
+      return await _UndoableDecision.allOrNothing(made, made.map(\.decision))
     }
   }
 #endif

@@ -63,6 +63,26 @@ package struct _UndoableDecision: Sendable {
     self.undoGrant = undo
   }
 
+  /// All or nothing over `made` (decisions in policy order, `nil` where a limiter cannot undo): if any refused,
+  /// every grant is taken back and reported as after it; otherwise the decisions as made. RateLimitHTTP's mixed
+  /// policies and `PostgresRateLimiter`'s joint decision answered by the parts' policies share it.
+  package static func allOrNothing(_ made: [_UndoableDecision?], _ decisions: [RateLimitDecision]) async
+    -> [RateLimitDecision]
+  {
+    guard decisions.contains(where: { !$0.isGranted }) else { return decisions }
+    var answers = decisions
+    for (index, decision) in made.enumerated() {
+      guard let decision, decision.decision.isGranted else { continue }
+      answers[index] = await decision.undo()
+    }
+    return answers
+  }
+
+  /// Takes back every grant in `made` (a limiter threw: nothing of the request stays taken).
+  package static func undoGrants(_ made: [_UndoableDecision?]) async {
+    for case let decision? in made where decision.decision.isGranted { _ = await decision.undo() }
+  }
+
   /// Takes the grant back exactly (its permits, whatever other grants of the key came since), once; returns the
   /// decision with the key's state after it (`isGranted` stays this limiter's own answer). A refusal comes back
   /// as it was. In process it never suspends; `PostgresRateLimiter` revokes the booking in one round trip.

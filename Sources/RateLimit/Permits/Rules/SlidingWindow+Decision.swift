@@ -2,31 +2,30 @@ extension SlidingWindow {
   /// N minus the permits in (now − T, now]; 0 while a booking is ahead (no request overtakes it).
   func remaining(at now: Int64, in log: Log) -> Int {
     if let last = log.lastTime, last > now { return 0 }
-    // From the oldest booking on (nothing is ahead here), taking off what has left the window.
-    let start = Nanoseconds.subtracting(now, window)
-    var inWindow = log.total
-    var index = 0
-    while index < log.count, log.time(at: index) <= start {
-      inWindow &-= log.permits(at: index)
-      index += 1
-    }
-    return Swift.max(0, limit - inWindow)
+    return Swift.max(0, limit - inWindow(at: now, in: log).permits)
   }
 
   /// With N − k left now, taking them fills the window: one more permit comes when the oldest booking in
   /// (now − T, now] leaves, or after T if there is none (the permits taken now are then the oldest).
   func effectiveWindow(at now: Int64, in log: Log) -> Int64? {
     if let last = log.lastTime, last > now { return nil }
+    let (permits, oldest) = inWindow(at: now, in: log)
+    guard limit - permits > 0 else { return nil }
+    guard oldest < log.count else { return window }
+    return Nanoseconds.subtracting(Nanoseconds.adding(log.time(at: oldest), window), now)
+  }
+
+  /// The permits in (now − T, now] and the offset of the oldest booking in it (`log.count` if none), nothing
+  /// being ahead: from the oldest booking on, taking off what has left the window.
+  private func inWindow(at now: Int64, in log: Log) -> (permits: Int, oldest: Int) {
     let start = Nanoseconds.subtracting(now, window)
-    var inWindow = log.total
+    var permits = log.total
     var index = 0
     while index < log.count, log.time(at: index) <= start {
-      inWindow &-= log.permits(at: index)
+      permits &-= log.permits(at: index)
       index += 1
     }
-    guard limit - inWindow > 0 else { return nil }
-    guard index < log.count else { return window }
-    return Nanoseconds.subtracting(Nanoseconds.adding(log.time(at: index), window), now)
+    return (permits, index)
   }
 
   /// At rest once the last booking has left the window.
