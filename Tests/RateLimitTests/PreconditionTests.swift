@@ -89,3 +89,32 @@ import Testing
     }
   }
 #endif
+
+#if os(macOS) || os(Linux) || os(Windows)
+  /// The sequences take the closure objects' preconditions (SPEC 4.3), checked where the sequence is made.
+  @Suite struct SequencePreconditionTests {
+    @Test func aNegativeIntervalOfDebouncedTraps() async {
+      let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        _ = AsyncStream<Int> { $0.finish() }.debounced(for: .seconds(-3))
+      }
+      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(message.contains("debounced: interval must not be negative, got interval: -3.0 seconds"), "\(message)")
+    }
+
+    @Test func aNegativeMaxWaitOfDebouncedTraps() async {
+      let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        _ = AsyncStream<Int> { $0.finish() }.debounced(for: .seconds(1), maxWait: .seconds(-2))
+      }
+      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(message.contains("maxWait: -2.0 seconds"), "\(message)")
+    }
+
+    @Test func aNegativeIntervalOfThrottledTraps() async {
+      let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        _ = AsyncStream<Int> { $0.finish() }.throttled(for: .milliseconds(-1))
+      }
+      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(message.contains("throttled: interval must not be negative, got interval: -0.001 seconds"), "\(message)")
+    }
+  }
+#endif
