@@ -1,0 +1,185 @@
+/// What a server said about this client's quota, read from one response: `RateLimit` and `RateLimit-Policy`
+/// (draft-ietf-httpapi-ratelimit-headers -08 to -11), `Retry-After` (delay-seconds or HTTP-date), and the common
+/// `X-RateLimit-Limit`, `-Remaining` and `-Reset`. Malformed fields are ignored, as the draft requires.
+///
+/// An API client that follows the server in one line, with a ``RateLimit/RateLimiter`` of its own:
+///
+/// ```swift
+/// let api = RateLimiter(limit: 5_000, per: .seconds(3_600))
+/// try await api.acquire()
+/// let (status, fields) = try await send(request)
+/// api.block(for: ServerQuota(status: status, fields: fields).wait)
+/// ```
+///
+/// How the fields are read (SPEC 4.3):
+///
+/// | field | read as | gives |
+/// |---|---|---|
+/// | `RateLimit-Policy` | Structured Field list: `"name";q=…;w=…;pk=:…:` | `quota`, `window` |
+/// | `RateLimit` | Structured Field list: `"name";r=…;t=…;pk=:…:` | `remaining`, `effectiveWindow` |
+/// | `Retry-After` | seconds, or an HTTP-date relative to `Date` (else the wall clock) | `retryAfter` |
+/// | `X-RateLimit-Limit`, `-Remaining`, `-Reset` | one policy named `""`, only when no policy is named above | `quota`, `remaining`, `effectiveWindow` |
+///
+/// Names are case-insensitive; several lines of one name are joined into one list first, so one malformed line
+/// drops every line of that name. A list member whose item is not a String, or whose `q`, `r` or `t` is not a
+/// non-negative Integer, or whose `w` is not a positive Integer, is ignored; members of one name and partition
+/// key are one ``Policy``, later parameters winning. `X-RateLimit-Reset` is seconds to wait (a fraction rounded
+/// up) below 1,000,000,000, else a Unix time.
+public struct ServerQuota: Sendable, Equatable {
+  /// One quota policy of the server, as far as its fields told.
+  public struct Policy: Sendable, Equatable {
+    /// The policy's name (`""` for the `X-RateLimit-*` fields).
+    public var name: String
+    /// `q`, or `X-RateLimit-Limit`: the quota allocated per `window`.
+    public var quota: Int?
+    /// `w`: the time window of `quota`.
+    public var window: Duration?
+    /// `r`, or `X-RateLimit-Remaining`: what is left for this client.
+    public var remaining: Int?
+    /// `t`, or `X-RateLimit-Reset`: the time until more quota is made available.
+    public var effectiveWindow: Duration?
+    /// `pk`: the partition key the server keyed this client by, when it said.
+    public var partitionKey: [UInt8]?
+
+    /// A policy as read from the fields.
+    public init(
+      name: String, quota: Int? = nil, window: Duration? = nil, remaining: Int? = nil,
+      effectiveWindow: Duration? = nil, partitionKey: [UInt8]? = nil
+    ) {
+      self.name = name
+      self.quota = quota
+      self.window = window
+      self.remaining = remaining
+      self.effectiveWindow = effectiveWindow
+      self.partitionKey = partitionKey
+    }
+  }
+
+  /// The response's status code.
+  public let status: Int
+  /// The policies, in order of first appearance, `RateLimit-Policy` read before `RateLimit`.
+  public private(set) var policies: [Policy] = []
+  /// `Retry-After`, on any status (a date in the past: `.zero`).
+  public private(set) var retryAfter: Duration?
+
+  /// How long to hold the next request: `retryAfter` when the server sent one with a 429 or a 503, else the
+  /// longest `effectiveWindow` among policies with nothing remaining, else `.zero`. `block(for: .zero)` changes
+  /// nothing, so a client may pass it after every response.
+  public var wait: Duration {
+    if status == 429 || status == 503, let retryAfter { return retryAfter }
+    return policies.filter { $0.remaining == 0 }.compactMap(\.effectiveWindow).max() ?? .zero
+  }
+
+  /// Reads one response's status and header fields (names in any case, lines of one name in order).
+  public init(status: Int, fields: [(name: String, value: String)]) {
+    self.status = status
+    var joined: [String: String] = [:]
+    for field in fields {
+      let name = field.name.lowercased()
+      joined[name] = joined[name].map { $0 + ", " + field.value } ?? field.value
+    }
+    let reference = joined["date"].flatMap { HTTPDate.seconds($0, now: HTTPDate.wallClock()) } ?? HTTPDate.wallClock()
+    read(joined["ratelimit-policy"], parameters: ["q": .quota, "w": .window])
+    read(joined["ratelimit"], parameters: ["r": .remaining, "t": .effectiveWindow])
+    if policies.isEmpty { readCommonFields(joined, reference: reference) }
+    retryAfter = joined["retry-after"].flatMap { Self.retryAfter($0, reference: reference) }
+  }
+
+  /// What a parameter of a list member sets.
+  private enum Parameter {
+    case quota, window, remaining, effectiveWindow
+  }
+
+  /// Reads one of the draft's two list fields into `policies`.
+  private mutating func read(_ field: String?, parameters known: [String: Parameter]) {
+    guard let field, let list = StructuredFieldList(field) else { return }
+    members: for member in list.members {
+      guard case .string(let name)? = member.item else { continue }
+      var policy = Policy(name: name)
+      for (key, value) in member.parameters {
+        if key == "pk" {
+          guard case .bytes(let bytes) = value else { continue members }
+          policy.partitionKey = bytes
+          continue
+        }
+        guard let parameter = known[key] else { continue }
+        guard case .integer(let number) = value, number >= (parameter == .window ? 1 : 0) else { continue members }
+        switch parameter {
+        case .quota: policy.quota = Int(number)
+        case .window: policy.window = .seconds(number)
+        case .remaining: policy.remaining = Int(number)
+        case .effectiveWindow: policy.effectiveWindow = .seconds(number)
+        }
+      }
+      merge(policy)
+    }
+  }
+
+  /// Adds `policy`, or joins it to the one of the same name and partition key, its parameters winning.
+  private mutating func merge(_ policy: Policy) {
+    guard let index = policies.firstIndex(where: { $0.name == policy.name && $0.partitionKey == policy.partitionKey })
+    else {
+      policies.append(policy)
+      return
+    }
+    policies[index].quota = policy.quota ?? policies[index].quota
+    policies[index].window = policy.window ?? policies[index].window
+    policies[index].remaining = policy.remaining ?? policies[index].remaining
+    policies[index].effectiveWindow = policy.effectiveWindow ?? policies[index].effectiveWindow
+  }
+
+  /// `X-RateLimit-Limit`, `-Remaining` and `-Reset`, as one policy named `""`.
+  private mutating func readCommonFields(_ fields: [String: String], reference: Int64) {
+    let quota = fields["x-ratelimit-limit"].flatMap(Self.count)
+    let remaining = fields["x-ratelimit-remaining"].flatMap(Self.count)
+    let reset = fields["x-ratelimit-reset"].flatMap { Self.reset($0, reference: reference) }
+    guard quota != nil || remaining != nil || reset != nil else { return }
+    policies.append(Policy(name: "", quota: quota, remaining: remaining, effectiveWindow: reset))
+  }
+
+  /// A non-negative integer, all digits (saturating); `nil` otherwise.
+  private static func count(_ text: String) -> Int? {
+    let digits = text.trimmingSpaces
+    guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+    return Int(digits) ?? .max
+  }
+
+  /// `X-RateLimit-Reset`: seconds (a fraction rounded up) below 1,000,000,000, else a Unix time.
+  private static func reset(_ text: String, reference: Int64) -> Duration? {
+    let value = text.trimmingSpaces
+    let parts = value.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+    guard let whole = parts.first, !whole.isEmpty, whole.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+      return nil
+    }
+    var seconds = Int64(whole) ?? .max
+    if parts.count == 2 {
+      let fraction = parts[1]
+      guard !fraction.isEmpty, fraction.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+      if fraction.utf8.contains(where: { $0 != 0x30 }), seconds < .max { seconds += 1 }
+    }
+    if seconds < 1_000_000_000 { return .seconds(seconds) }
+    return .seconds(Swift.max(0, seconds - reference))
+  }
+
+  /// `Retry-After`: delay-seconds, or an HTTP-date relative to `reference` (in the past: `.zero`).
+  private static func retryAfter(_ text: String, reference: Int64) -> Duration? {
+    let value = text.trimmingSpaces
+    if !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+      return .seconds(Int64(value) ?? .max)
+    }
+    guard let date = HTTPDate.seconds(value, now: reference) else { return nil }
+    return .seconds(Swift.max(0, date - reference))
+  }
+}
+
+extension String {
+  /// Without leading and trailing spaces and tabs (a field value's optional whitespace).
+  fileprivate var trimmingSpaces: String {
+    let bytes = Array(utf8)
+    var start = 0
+    var end = bytes.count
+    while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+    while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+    return String(decoding: bytes[start..<end], as: UTF8.self)
+  }
+}

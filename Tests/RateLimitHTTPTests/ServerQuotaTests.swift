@@ -1,0 +1,205 @@
+import RateLimit
+import RateLimitHTTP
+import Testing
+
+/// `ServerQuota` (SPEC 4.3, "Following a server"): the draft's own examples, the rules for malformed input, the
+/// three HTTP-date forms, the `X-RateLimit-*` fields, our own middleware's fields read back, and a fuzzed corpus.
+@Suite struct ServerQuotaTests {
+  typealias Policy = ServerQuota.Policy
+
+  @Test func theDraftsPolicyAndStateAreOnePolicyEach() {
+    let quota = ServerQuota(
+      status: 200,
+      fields: [
+        ("RateLimit-Policy", #""burst";q=100;w=60,"daily";q=1000;w=86400"#),
+        ("RateLimit", #""burst";r=0;t=30, "daily";r=800;t=3600"#),
+      ])
+    #expect(
+      quota.policies == [
+        Policy(name: "burst", quota: 100, window: .seconds(60), remaining: 0, effectiveWindow: .seconds(30)),
+        Policy(name: "daily", quota: 1_000, window: .seconds(86_400), remaining: 800, effectiveWindow: .seconds(3_600)),
+      ])
+    #expect(quota.retryAfter == nil)
+    // Nothing left of "burst" for 30 s.
+    #expect(quota.wait == .seconds(30))
+  }
+
+  @Test func thePartitionKeyTellsPoliciesApart() {
+    let quota = ServerQuota(
+      status: 200,
+      fields: [
+        ("ratelimit-policy", #""peruser";q=100;w=60;pk=:cHsdsRa894==:"#),
+        ("ratelimit", #""peruser";r=7;t=5;pk=:cHsdsRa894==:, "peruser";r=1;t=9"#),
+      ])
+    let key: [UInt8] = [0x70, 0x7B, 0x1D, 0xB1, 0x16, 0xBC, 0xF7]
+    #expect(
+      quota.policies == [
+        Policy(
+          name: "peruser", quota: 100, window: .seconds(60), remaining: 7, effectiveWindow: .seconds(5),
+          partitionKey: key),
+        Policy(name: "peruser", remaining: 1, effectiveWindow: .seconds(9)),
+      ])
+    #expect(quota.wait == .zero)
+  }
+
+  @Test func retryAfterWinsOnA429AndA503Only() {
+    let fields = [("Retry-After", "120"), ("RateLimit", #""default";r=0;t=30"#)]
+    #expect(ServerQuota(status: 429, fields: fields).wait == .seconds(120))
+    #expect(ServerQuota(status: 503, fields: fields).wait == .seconds(120))
+    // Elsewhere Retry-After means other things: the policies answer.
+    #expect(ServerQuota(status: 301, fields: fields).retryAfter == .seconds(120))
+    #expect(ServerQuota(status: 301, fields: fields).wait == .seconds(30))
+    // A policy without `r`, or r=0 without `t`, gives nothing.
+    #expect(ServerQuota(status: 200, fields: [("RateLimit", #""a";t=30, "b";r=0"#)]).wait == .zero)
+  }
+
+  @Test func namesAreCaseInsensitiveAndLinesOfOneNameAreOneList() {
+    let quota = ServerQuota(
+      status: 200, fields: [("RATELIMIT", #""a";r=1;t=2"#), ("ratelimit", #""b";r=3;t=4"#)])
+    #expect(quota.policies.map(\.name) == ["a", "b"])
+    // One malformed line drops every line of that name.
+    let broken = ServerQuota(status: 200, fields: [("RateLimit", #""a";r=1;t=2"#), ("RateLimit", #""b";r=3;t="#)])
+    #expect(broken.policies.isEmpty)
+  }
+
+  @Test func malformedMembersAreIgnoredAndTheRestCounts() {
+    let quota = ServerQuota(
+      status: 200,
+      fields: [
+        (
+          "RateLimit-Policy",
+          #"token;q=1;w=1, "neg";q=-1;w=10, "zero";q=5;w=0, "dec";q=1.5;w=10, "ok";q=5;w=10;qu="requests";x=?1, "#
+            + #"("inner" "list");q=1;w=1"#
+        ),
+        ("RateLimit", #""ok";r=4;t=2;unknown=:AAAA:, "str";r="1""#),
+      ])
+    #expect(
+      quota.policies == [Policy(name: "ok", quota: 5, window: .seconds(10), remaining: 4, effectiveWindow: .seconds(2))])
+    for field in [#""a";r=1,"#, #""a";r=1 "b""#, #""a"r=1"#, #""a;r=1"#, #""a";R=1"#, #""a";r=1234567890123456"#, "\u{7F}"] {
+      #expect(ServerQuota(status: 200, fields: [("RateLimit", field)]).policies.isEmpty, "\(field)")
+    }
+  }
+
+  @Test func laterParametersWin() {
+    let quota = ServerQuota(
+      status: 200, fields: [("RateLimit-Policy", #""a";q=5;w=10"#), ("RateLimit", #""a";r=4;t=2, "a";r=3"#)])
+    #expect(quota.policies == [Policy(name: "a", quota: 5, window: .seconds(10), remaining: 3, effectiveWindow: .seconds(2))])
+  }
+
+  @Test func retryAfterIsSecondsOrAnHTTPDateInAnyForm() {
+    let date = ("Date", "Sun, 06 Nov 1994 08:49:37 GMT")
+    for form in ["Sun, 06 Nov 1994 08:51:37 GMT", "Sunday, 06-Nov-94 08:51:37 GMT", "Sun Nov  6 08:51:37 1994"] {
+      #expect(ServerQuota(status: 429, fields: [date, ("Retry-After", form)]).retryAfter == .seconds(120), "\(form)")
+    }
+    // In the past: zero.
+    #expect(
+      ServerQuota(status: 429, fields: [date, ("Retry-After", "Sat, 05 Nov 1994 08:49:37 GMT")]).retryAfter == .zero)
+    // Across a month and a leap day.
+    #expect(
+      ServerQuota(
+        status: 429, fields: [("Date", "Wed, 28 Feb 2024 23:59:59 GMT"), ("Retry-After", "Fri, 01 Mar 2024 00:00:00 GMT")]
+      ).retryAfter == .seconds(86_401))
+    // Without a Date field: the wall clock; a date far ahead is about that far.
+    let ahead = ServerQuota(status: 503, fields: [("Retry-After", "Fri, 31 Dec 9999 23:59:59 GMT")]).wait
+    #expect(ahead > .seconds(200_000_000_000))
+    for bad in ["-1", "1.5", "soon", "Sun, 06 Nov 1994 25:00:00 GMT", "Sun, 32 Nov 1994 08:49:37 GMT", ""] {
+      #expect(ServerQuota(status: 429, fields: [date, ("Retry-After", bad)]).retryAfter == nil, "\(bad)")
+    }
+    #expect(ServerQuota(status: 429, fields: [("Retry-After", " 99999999999999999999999 ")]).retryAfter == .seconds(Int64.max))
+  }
+
+  @Test func theCommonFieldsAreOnePolicyWhenNoneIsNamed() {
+    let date = ("Date", "Sun, 06 Nov 1994 08:49:37 GMT")
+    let quota = ServerQuota(
+      status: 200,
+      fields: [
+        date, ("X-RateLimit-Limit", "60"), ("x-ratelimit-remaining", "0"), ("X-RateLimit-Reset", "60"),
+      ])
+    #expect(quota.policies == [Policy(name: "", quota: 60, remaining: 0, effectiveWindow: .seconds(60))])
+    #expect(quota.wait == .seconds(60))
+    // A Unix time at or past 1,000,000,000 is relative to the Date field.
+    let github = ServerQuota(
+      status: 200, fields: [("Date", "Sun, 09 Sep 2001 01:46:40 GMT"), ("X-RateLimit-Reset", "1000000090")])
+    #expect(github.policies.first?.effectiveWindow == .seconds(90))
+    // Seconds, a fraction rounded up.
+    #expect(ServerQuota(status: 200, fields: [("X-RateLimit-Reset", "1.2")]).policies.first?.effectiveWindow == .seconds(2))
+    #expect(ServerQuota(status: 200, fields: [("X-RateLimit-Reset", "3.000")]).policies.first?.effectiveWindow == .seconds(3))
+    // Negative, or not a number: ignored.
+    #expect(ServerQuota(status: 200, fields: [("X-RateLimit-Reset", "-5")]).policies.isEmpty)
+    #expect(ServerQuota(status: 200, fields: [("X-RateLimit-Remaining", "many")]).policies.isEmpty)
+    // Ignored when the draft's fields name a policy.
+    let both = ServerQuota(status: 200, fields: [("X-RateLimit-Remaining", "0"), ("RateLimit", #""a";r=5;t=1"#)])
+    #expect(both.policies.map(\.name) == ["a"])
+  }
+
+  /// Our own fields, read back: a server's answer is a client's quota.
+  @Test func ourOwnFieldsReadBack() {
+    let decisions = [
+      (
+        name: "burst",
+        decision: RateLimitDecision(
+          isGranted: false, limit: 10, window: .seconds(10), remaining: 0, resetAfter: .seconds(10),
+          retryAfter: .seconds(1), effectiveWindow: .milliseconds(1_500))
+      ),
+      (
+        name: "daily \"x\"",
+        decision: RateLimitDecision(
+          isGranted: true, limit: 100, window: .seconds(86_400), remaining: 97, resetAfter: .seconds(2_592),
+          retryAfter: nil, effectiveWindow: .seconds(864))
+      ),
+    ]
+    let quota = ServerQuota(
+      status: 429,
+      fields: [
+        (RateLimitFields.policyName, RateLimitFields.policy(decisions)),
+        (RateLimitFields.stateName, RateLimitFields.state(decisions)),
+        (RateLimitFields.retryAfterName, "2"),
+      ])
+    #expect(
+      quota.policies == [
+        Policy(name: "burst", quota: 10, window: .seconds(10), remaining: 0, effectiveWindow: .seconds(2)),
+        Policy(name: "daily \"x\"", quota: 100, window: .seconds(86_400), remaining: 97, effectiveWindow: .seconds(864)),
+      ])
+    #expect(quota.wait == .seconds(2))
+  }
+
+  /// A seeded corpus of fields mutated byte by byte: nothing crashes, nothing hangs, and what parses keeps the
+  /// rules (no negative count, no window below a second).
+  @Test func aFuzzedCorpusNeverCrashes() {
+    var random = SplitMix(seed: 4_3)
+    let seeds = [
+      #""burst";q=100;w=60,"daily";q=1000;w=86400"#, #""a";r=0;t=30;pk=:cHsdsRa894==:"#,
+      "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "120",
+      #"("a" "b");x, "c";y=%"d", "e";z=@12"#,
+    ]
+    let alphabet = Array(#" ,;=":()?*@%-.0123456789abcdefqrtwpkGMTNov\"#.utf8) + [0x00, 0x7F, 0xC3, 0xFF]
+    var parsed = 0
+    for _ in 0..<20_000 {
+      var bytes = Array(seeds[Int(random.next() % UInt64(seeds.count))].utf8)
+      for _ in 0...(random.next() % 4) {
+        let position = Int(random.next() % UInt64(bytes.count + 1))
+        let byte = alphabet[Int(random.next() % UInt64(alphabet.count))]
+        switch random.next() % 3 {
+        case 0: bytes.insert(byte, at: position)
+        case 1 where position < bytes.count: bytes.remove(at: position)
+        default: if position < bytes.count { bytes[position] = byte }
+        }
+      }
+      let value = String(decoding: bytes, as: UTF8.self)
+      let quota = ServerQuota(
+        status: 429,
+        fields: [
+          ("RateLimit-Policy", value), ("RateLimit", value), ("Retry-After", value), ("Date", value),
+          ("X-RateLimit-Reset", value), ("X-RateLimit-Remaining", value),
+        ])
+      parsed += quota.policies.count
+      for policy in quota.policies {
+        #expect((policy.quota ?? 0) >= 0 && (policy.remaining ?? 0) >= 0)
+        #expect((policy.window ?? .seconds(1)) >= .seconds(1))
+        #expect((policy.effectiveWindow ?? .zero) >= .zero)
+      }
+      #expect(quota.wait >= .zero)
+    }
+    #expect(parsed > 1_000)
+  }
+}
