@@ -74,8 +74,11 @@ import Testing
         ("RateLimit", #""ok";r=4;t=2;unknown=:AAAA:, "str";r="1""#),
       ])
     #expect(
-      quota.policies == [Policy(name: "ok", quota: 5, window: .seconds(10), remaining: 4, effectiveWindow: .seconds(2))])
-    for field in [#""a";r=1,"#, #""a";r=1 "b""#, #""a"r=1"#, #""a;r=1"#, #""a";R=1"#, #""a";r=1234567890123456"#, "\u{7F}"] {
+      quota.policies == [Policy(name: "ok", quota: 5, window: .seconds(10), remaining: 4, effectiveWindow: .seconds(2))]
+    )
+    for field in [
+      #""a";r=1,"#, #""a";r=1 "b""#, #""a"r=1"#, #""a;r=1"#, #""a";R=1"#, #""a";r=1234567890123456"#, "\u{7F}",
+    ] {
       #expect(ServerQuota(status: 200, fields: [("RateLimit", field)]).policies.isEmpty, "\(field)")
     }
   }
@@ -83,7 +86,8 @@ import Testing
   @Test func laterParametersWin() {
     let quota = ServerQuota(
       status: 200, fields: [("RateLimit-Policy", #""a";q=5;w=10"#), ("RateLimit", #""a";r=4;t=2, "a";r=3"#)])
-    #expect(quota.policies == [Policy(name: "a", quota: 5, window: .seconds(10), remaining: 3, effectiveWindow: .seconds(2))])
+    #expect(
+      quota.policies == [Policy(name: "a", quota: 5, window: .seconds(10), remaining: 3, effectiveWindow: .seconds(2))])
   }
 
   @Test func retryAfterIsSecondsOrAnHTTPDateInAnyForm() {
@@ -97,7 +101,8 @@ import Testing
     // Across a month and a leap day.
     #expect(
       ServerQuota(
-        status: 429, fields: [("Date", "Wed, 28 Feb 2024 23:59:59 GMT"), ("Retry-After", "Fri, 01 Mar 2024 00:00:00 GMT")]
+        status: 429,
+        fields: [("Date", "Wed, 28 Feb 2024 23:59:59 GMT"), ("Retry-After", "Fri, 01 Mar 2024 00:00:00 GMT")]
       ).retryAfter == .seconds(86_401))
     // Without a Date field: the wall clock; a date far ahead is about that far.
     let ahead = ServerQuota(status: 503, fields: [("Retry-After", "Fri, 31 Dec 9999 23:59:59 GMT")]).wait
@@ -105,7 +110,9 @@ import Testing
     for bad in ["-1", "1.5", "soon", "Sun, 06 Nov 1994 25:00:00 GMT", "Sun, 32 Nov 1994 08:49:37 GMT", ""] {
       #expect(ServerQuota(status: 429, fields: [date, ("Retry-After", bad)]).retryAfter == nil, "\(bad)")
     }
-    #expect(ServerQuota(status: 429, fields: [("Retry-After", " 99999999999999999999999 ")]).retryAfter == .seconds(Int64.max))
+    #expect(
+      ServerQuota(status: 429, fields: [("Retry-After", " 99999999999999999999999 ")]).retryAfter == .seconds(Int64.max)
+    )
   }
 
   @Test func theCommonFieldsAreOnePolicyWhenNoneIsNamed() {
@@ -122,8 +129,10 @@ import Testing
       status: 200, fields: [("Date", "Sun, 09 Sep 2001 01:46:40 GMT"), ("X-RateLimit-Reset", "1000000090")])
     #expect(github.policies.first?.effectiveWindow == .seconds(90))
     // Seconds, a fraction rounded up.
-    #expect(ServerQuota(status: 200, fields: [("X-RateLimit-Reset", "1.2")]).policies.first?.effectiveWindow == .seconds(2))
-    #expect(ServerQuota(status: 200, fields: [("X-RateLimit-Reset", "3.000")]).policies.first?.effectiveWindow == .seconds(3))
+    #expect(
+      ServerQuota(status: 200, fields: [("X-RateLimit-Reset", "1.2")]).policies.first?.effectiveWindow == .seconds(2))
+    #expect(
+      ServerQuota(status: 200, fields: [("X-RateLimit-Reset", "3.000")]).policies.first?.effectiveWindow == .seconds(3))
     // Negative, or not a number: ignored.
     #expect(ServerQuota(status: 200, fields: [("X-RateLimit-Reset", "-5")]).policies.isEmpty)
     #expect(ServerQuota(status: 200, fields: [("X-RateLimit-Remaining", "many")]).policies.isEmpty)
@@ -158,7 +167,8 @@ import Testing
     #expect(
       quota.policies == [
         Policy(name: "burst", quota: 10, window: .seconds(10), remaining: 0, effectiveWindow: .seconds(2)),
-        Policy(name: "daily \"x\"", quota: 100, window: .seconds(86_400), remaining: 97, effectiveWindow: .seconds(864)),
+        Policy(
+          name: "daily \"x\"", quota: 100, window: .seconds(86_400), remaining: 97, effectiveWindow: .seconds(864)),
       ])
     #expect(quota.wait == .seconds(2))
   }

@@ -1,7 +1,8 @@
 import Dispatch
-@testable import RateLimit
 import RateLimitDiagrams
 import Testing
+
+@testable import RateLimit
 
 /// `debounced` and `throttled` (SPEC 4.3): the values, order and instants of the matching closure object, on the
 /// same ``ManualClock``, for every diagram of the docs and for random timelines of every mode; a busy consumer,

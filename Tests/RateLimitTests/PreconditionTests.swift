@@ -118,3 +118,15 @@ import Testing
     }
   }
 #endif
+
+#if os(macOS) || os(Linux) || os(Windows)
+  @Suite struct BlockPreconditionTests {
+    @Test func aNegativeBlockTraps() async {
+      let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        RateLimiter(limit: 1, per: .seconds(1)).block(for: .seconds(-4))
+      }
+      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(message.contains("RateLimiter: duration must not be negative, got duration: -4.0 seconds"), "\(message)")
+    }
+  }
+#endif

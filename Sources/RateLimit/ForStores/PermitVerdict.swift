@@ -32,8 +32,11 @@ extension PermitBook {
   /// With `undoable`, a grant is booked under a cancellable id and returned, so that `undo(_:at:in:)` can take
   /// it back exactly.
   mutating func decide(
-    _ permits: Int, at now: Int64, undoable: Bool = false, in state: inout Rule.State
+    _ permits: Int, at now: Int64, undoable: Bool = false, blockedUntil: Int64 = .min, in state: inout Rule.State
   ) -> (PermitVerdict, Booking?) {
+    if now < blockedUntil {
+      return (verdict(permits, granted: false, at: now, blockedUntil: blockedUntil, in: state), nil)
+    }
     if isUnlimited {
       return (
         PermitVerdict(isGranted: true, remaining: rule.capacity, resetAfter: 0, retryAfter: nil, effectiveWindow: 0),
@@ -45,8 +48,18 @@ extension PermitBook {
     return (verdict(permits, granted: booking != nil, at: now, in: state), booking)
   }
 
-  /// What a response needs about `state` at `now`, after a decision that granted or not.
-  func verdict(_ permits: Int, granted: Bool, at now: Int64, in state: Rule.State) -> PermitVerdict {
+  /// What a response needs about `state` at `now`, after a decision that granted or not. While the key is
+  /// blocked: nothing remains, and every wait runs from the block's end, as a request booked now would.
+  func verdict(
+    _ permits: Int, granted: Bool, at now: Int64, blockedUntil: Int64 = .min, in state: Rule.State
+  ) -> PermitVerdict {
+    if now < blockedUntil {
+      let retry = permits > rule.capacity ? nil : retryAfter(permits, at: now, blockedUntil: blockedUntil, in: state)
+      let rest = isUnlimited ? blockedUntil : Swift.max(blockedUntil, rule.restAt(at: blockedUntil, in: state))
+      return PermitVerdict(
+        isGranted: false, remaining: 0, resetAfter: Nanoseconds.subtracting(rest, now), retryAfter: retry,
+        effectiveWindow: retryAfter(1, at: now, blockedUntil: blockedUntil, in: state))
+    }
     if isUnlimited {
       return PermitVerdict(
         isGranted: granted, remaining: rule.capacity, resetAfter: 0, retryAfter: nil, effectiveWindow: 0)

@@ -4,8 +4,11 @@ import Dispatch
 /// with, each element a call at the instant it arrives, yielded at the instants that action would run.
 ///
 /// ```swift
-/// // Search 300 ms after the last key stroke: a stream of text, no closure object.
-/// for await query in queries.debounced(for: .milliseconds(300)) {
+/// // Search 300 ms after the last key stroke:
+/// // a stream of text, no closure object.
+/// for await query in queries.debounced(
+///   for: .milliseconds(300)
+/// ) {
 ///   await model.search(query)
 /// }
 /// ```
@@ -22,9 +25,12 @@ import Dispatch
 ///   base, which it reads from the first `next()` on, one element at a time.
 public struct AsyncDebouncedSequence<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable
 where Base.Element: Sendable {
+  /// The base's elements.
   public typealias Element = Base.Element
+  /// The base's error: `Never` for a base that never throws, so iterating needs no `try`.
   @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
   public typealias Failure = Base.Failure
+  /// One iteration: its own rule state, its own iterator of the base.
   public typealias AsyncIterator = AsyncRateLimitedIterator<Base>
 
   let base: Base
@@ -50,9 +56,11 @@ where Base.Element: Sendable {
 ///
 /// ```swift
 /// // Count taps per 500 ms window.
-/// for await count in taps.map({ _ in 1 })
-///   .throttled(for: .milliseconds(500), mode: .trailing, reducing: { $0 += $1 })
-/// {
+/// let ones = taps.map { _ in 1 }
+/// for await count in ones.throttled(
+///   for: .milliseconds(500), mode: .trailing,
+///   reducing: { $0 += $1 }
+/// ) {
 ///   print(count, "taps")
 /// }
 /// ```
@@ -60,9 +68,12 @@ where Base.Element: Sendable {
 /// A busy consumer, the end, cancellation and each iteration: as ``AsyncDebouncedSequence``.
 public struct AsyncThrottledSequence<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable
 where Base.Element: Sendable {
+  /// The base's elements.
   public typealias Element = Base.Element
+  /// The base's error: `Never` for a base that never throws, so iterating needs no `try`.
   @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
   public typealias Failure = Base.Failure
+  /// One iteration: its own rule state, its own iterator of the base.
   public typealias AsyncIterator = AsyncRateLimitedIterator<Base>
 
   let base: Base

@@ -2,7 +2,9 @@
 /// state and its own iterator of the base. Not `Sendable`: one consumer iterates it.
 public struct AsyncRateLimitedIterator<Base: AsyncSequence & Sendable>: AsyncIteratorProtocol
 where Base.Element: Sendable {
+  /// The base's elements.
   public typealias Element = Base.Element
+  /// The base's error: `Never` for a base that never throws, so iterating needs no `try`.
   @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
   public typealias Failure = Base.Failure
 

@@ -5,7 +5,7 @@ import Dispatch
 /// object's action leaves its runs for the consumer.
 ///
 /// ```
-/// base ──► reader task ──call──► Debouncer/Throttler ──action──► mailbox (one value) ──► next()
+/// base --> reader --call--> Debouncer --action--> mailbox --> next()
 /// ```
 ///
 /// - The reader starts at the first `next()` and asks for element k + 1 only once element k's call is made.

@@ -66,27 +66,34 @@ struct PermitBook<Rule: PermitRule>: Sendable {
     return nextID << 1 | (cancellable ? 1 : 0)
   }
 
-  /// `tryAcquire`: books at `now` or not at all.
-  mutating func tryAcquire(_ permits: Int, at now: Int64, in state: inout Rule.State) -> Bool {
+  /// `tryAcquire`: books at `now` or not at all; never while the key is blocked (`now < blockedUntil`).
+  mutating func tryAcquire(
+    _ permits: Int, at now: Int64, blockedUntil: Int64 = .min, in state: inout Rule.State
+  ) -> Bool {
+    if now < blockedUntil { return false }
     if isUnlimited { return true }
     let id = newID(cancellable: false)
     return rule.reserve(permits, at: now, notAfter: now, id: id, cancellable: false, in: &state) != nil
   }
 
-  /// `reserve`: books at the earliest instant, if within `maxDelay`.
+  /// `reserve`: books at the earliest instant, if within `maxDelay` of `now`. A request made while the key is
+  /// blocked is booked as the same request made at the block's end (SPEC 4.2).
   mutating func reserve(
-    _ permits: Int, within maxDelay: Duration?, at now: Int64, in state: inout Rule.State
+    _ permits: Int, within maxDelay: Duration?, at now: Int64, blockedUntil: Int64 = .min,
+    in state: inout Rule.State
   ) -> Booking? {
-    if isUnlimited { return Booking(time: now, permits: permits, id: 0) }
+    let start = Swift.max(now, blockedUntil)
     let deadline = maxDelay.map { Nanoseconds.adding(now, Nanoseconds.roundingDown($0)) } ?? .max
+    if isUnlimited { return start <= deadline ? Booking(time: start, permits: permits, id: 0) : nil }
     return rule.reserve(
-      permits, at: now, notAfter: deadline, id: newID(cancellable: true), cancellable: true, in: &state)
+      permits, at: start, notAfter: deadline, id: newID(cancellable: true), cancellable: true, in: &state)
   }
 
-  /// `retryAfter`: how long `reserve` would wait now.
-  func retryAfter(_ permits: Int, at now: Int64, in state: Rule.State) -> Int64 {
-    if isUnlimited { return 0 }
-    return Nanoseconds.subtracting(rule.earliest(permits, at: now, in: state), now)
+  /// `retryAfter`: how long `reserve` would wait now (a block included).
+  func retryAfter(_ permits: Int, at now: Int64, blockedUntil: Int64 = .min, in state: Rule.State) -> Int64 {
+    let start = Swift.max(now, blockedUntil)
+    if isUnlimited { return Nanoseconds.subtracting(start, now) }
+    return Nanoseconds.subtracting(rule.earliest(permits, at: start, in: state), now)
   }
 
   /// `Reservation.cancel()`.

@@ -2,8 +2,10 @@ extension PermitCore {
   /// ``RateLimiter/decide(_:)``: one lock, one clock read.
   func decide(_ permits: Int) -> PermitVerdict {
     withNow { book, state, now in
-      guard permits <= capacity else { return book.verdict(permits, granted: false, at: now, in: state) }
-      return book.decide(permits, at: now, in: &state).0
+      guard permits <= capacity else {
+        return book.verdict(permits, granted: false, at: now, blockedUntil: blockedUntil, in: state)
+      }
+      return book.decide(permits, at: now, blockedUntil: blockedUntil, in: &state).0
     }
   }
 }

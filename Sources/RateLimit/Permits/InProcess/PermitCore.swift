@@ -8,6 +8,9 @@ final class PermitCore<Rule: PermitRule>: BookingCanceller, @unchecked Sendable 
   /// so no two accesses overlap; the runtime's own check would only repeat what the lock guarantees.
   @exclusivity(unchecked) private var book: PermitBook<Rule>
   @exclusivity(unchecked) private var state: Rule.State
+  /// The instant, on the rule's time line, until which every request is refused (``RateLimiter/block(for:)``);
+  /// `.min`: none. Guarded by `lock` like `state`.
+  @exclusivity(unchecked) var blockedUntil = Int64.min
   let clock: PermitClock
   /// The waiters, moved back with the clock.
   let waiters: WaiterTimeline
@@ -39,24 +42,24 @@ final class PermitCore<Rule: PermitRule>: BookingCanceller, @unchecked Sendable 
 
   func tryAcquire(_ permits: Int) -> Bool {
     guard permits <= capacity else { return false }
-    return withNow { book, state, now in book.tryAcquire(permits, at: now, in: &state) }
+    return withNow { book, state, now in book.tryAcquire(permits, at: now, blockedUntil: blockedUntil, in: &state) }
   }
 
   func reserve(_ permits: Int, within maxDelay: Duration?) -> BookingOutcome {
     guard permits <= capacity else { return .exceedsCapacity(capacity: capacity) }
     return withNow { book, state, now in
-      if var booking = book.reserve(permits, within: maxDelay, at: now, in: &state) {
+      if var booking = book.reserve(permits, within: maxDelay, at: now, blockedUntil: blockedUntil, in: &state) {
         // The caller's instants are the clock's.
         booking.time = book.onClock(booking.time)
         return .booked(booking, now: book.onClock(now), shift: waiters.currentShift)
       }
-      return .exceedsMaxDelay(delay: book.retryAfter(permits, at: now, in: state))
+      return .exceedsMaxDelay(delay: book.retryAfter(permits, at: now, blockedUntil: blockedUntil, in: state))
     }
   }
 
   func retryAfter(_ permits: Int) -> Int64? {
     guard permits <= capacity else { return nil }
-    return withNow { book, state, now in book.retryAfter(permits, at: now, in: state) }
+    return withNow { book, state, now in book.retryAfter(permits, at: now, blockedUntil: blockedUntil, in: state) }
   }
 
   func cancel(_ booking: Booking) {
@@ -64,7 +67,17 @@ final class PermitCore<Rule: PermitRule>: BookingCanceller, @unchecked Sendable 
       // Its instant as it was made, compared with the clock's now.
       var booking = booking
       booking.time = book.onTimeLine(booking.time)
-      book.cancel(booking, at: now, in: &state)
+      // During a block nothing is granted: a cancel then gives back as at the block's end, where the bookings
+      // made during it were made.
+      book.cancel(booking, at: Swift.max(now, blockedUntil), in: &state)
+    }
+  }
+
+  /// ``RateLimiter/block(for:)``: refuses everything until `duration` from now (that instant excluded), unless
+  /// a block already ends later.
+  func block(for duration: Duration) {
+    withNow { _, _, now in
+      blockedUntil = Swift.max(blockedUntil, Nanoseconds.adding(now, Nanoseconds.roundingUp(duration)))
     }
   }
 }
