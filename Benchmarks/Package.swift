@@ -43,6 +43,15 @@ let package = Package(
       name: "hostile-traffic",
       dependencies: [.product(name: "RateLimit", package: rateLimitPackage), "CHeapStatistics"]
     ),
+    // `debounced` against swift-async-algorithms' `debounce` on the same base (SPEC 4.3): swift run --package-path
+    // Benchmarks -c release sequence-throughput
+    .executableTarget(
+      name: "sequence-throughput",
+      dependencies: [
+        .product(name: "RateLimit", package: rateLimitPackage),
+        .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+      ]
+    ),
     // Instructions per call, counted by callgrind: bash Benchmarks/instructions.sh
     .executableTarget(
       name: "call-instructions", dependencies: [.product(name: "RateLimit", package: rateLimitPackage)]),

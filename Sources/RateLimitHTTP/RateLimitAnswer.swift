@@ -1,5 +1,5 @@
 /// What a middleware answers when the route does not run, without a framework: the status, the header fields,
-/// a short plain-text body, and what to log. Each middleware only translates it into its framework's types
+/// a short body (plain text, or problem details for a refusal), and what to log. Each middleware only translates it into its framework's types
 /// (and counts it in its metrics).
 ///
 /// | the request | status | fields | logged |
@@ -28,12 +28,13 @@ public struct RateLimitAnswer: Sendable {
   public let status: Int
   /// The header fields, in order (without `Content-Type`).
   public let fields: [(name: String, value: String)]
-  /// The body's content type.
-  public let contentType = "text/plain; charset=utf-8"
   /// The body.
   public let body: String
   /// What to log, if anything.
   public let log: LogLine?
+  /// The body's content type: `text/plain; charset=utf-8`, or `application/problem+json` for a refusal with
+  /// ``RateLimitRefusalBody/problemDetails``.
+  public var contentType = "text/plain; charset=utf-8"
 }
 
 extension RateLimitGate {
@@ -47,9 +48,11 @@ extension RateLimitGate {
         (key: "ratelimit.key", value: key),
         (key: "ratelimit.retry_after", value: refusal.retryAfter.map { "\($0)" } ?? "never"),
       ]
+      let (contentType, body) = self.refusal.body(refusedBy: refusal.refusedBy)
       return RateLimitAnswer(
-        status: 429, fields: refusal.fields, body: "Too Many Requests\n",
-        log: .init(level: .debug, message: "rate limit: request refused", metadata: metadata))
+        status: 429, fields: refusal.fields, body: body,
+        log: .init(level: .debug, message: "rate limit: request refused", metadata: metadata),
+        contentType: contentType)
     case .badRequest:
       return RateLimitAnswer(
         status: 400, fields: [], body: "Bad Request: the rate limit key is too long\n", log: nil)

@@ -27,6 +27,8 @@ public struct RateLimitGate: Sendable {
   public let policies: [RateLimitPolicy]
   /// Which header fields responses carry.
   public let headers: RateLimitHeaders
+  /// What a refusal's body says.
+  public let refusal: RateLimitRefusalBody
 
   /// What a middleware answers, beside **503 Service Unavailable**, when ``decide(key:)`` throws (a store that
   /// cannot decide, `.throwError`): `Retry-After: 1`, since the store asks the database again within about a
@@ -36,10 +38,11 @@ public struct RateLimitGate: Sendable {
   /// The longest key, in UTF-8 bytes, that any store takes (`PostgresRateLimiter`'s bound, applied to all).
   public static let maximumKeyLength = 1_024
 
-  /// A gate over `policies`, in the order their header fields list them.
-  public init(_ policies: [RateLimitPolicy], headers: RateLimitHeaders = .ietf) {
+  /// A gate over `policies`, in the order their header fields list them; refusals answered with `refusal`.
+  public init(_ policies: [RateLimitPolicy], headers: RateLimitHeaders = .ietf, refusal: RateLimitRefusalBody = .text) {
     self.policies = policies
     self.headers = headers
+    self.refusal = refusal
     self.quotedNames = policies.map { RateLimitFields.structuredString($0.name) }
     if policies.count == 1, let keyed = policies[0].limiter as? KeyedRateLimiter<String>, keyed.window > .zero {
       var field = ""

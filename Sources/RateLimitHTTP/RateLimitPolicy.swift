@@ -29,6 +29,25 @@ public struct RateLimitPolicy: Sendable {
     self.limiter = limiter
     self.permits = permits
   }
+
+  /// The same policy taking another number of permits (a request's cost): an export route that costs 5.
+  ///
+  /// ```swift
+  /// .limit(user.id, isExport ? plan.permits(5) : plan)
+  /// ```
+  ///
+  /// - Parameter permits: At least 1 (anything else traps, naming the value).
+  public func permits(_ permits: Int) -> RateLimitPolicy {
+    RateLimitPolicy(name, limiter: limiter, permits: permits)
+  }
+
+  /// A policy over an existential limiter (``permits(_:)``).
+  private init(_ name: String, limiter: any SharedKeyedLimiter, permits: Int) {
+    if permits < 1 { fatalError("RateLimitPolicy: permits must be at least 1, got permits: \(permits)") }
+    self.name = name
+    self.limiter = limiter
+    self.permits = permits
+  }
 }
 
 /// Which header fields a limited response carries: ``ietf`` (the default) or ``none``.

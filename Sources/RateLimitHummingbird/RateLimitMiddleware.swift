@@ -50,18 +50,20 @@
     /// - Parameters:
     ///   - policies: The limits every request takes from, for its key, in the order the header fields list them.
     ///   - headers: Which header fields responses carry; `RateLimitHeaders.ietf` by default.
+    ///   - refusal: What a refusal's body says: `.text` by default, or `.problemDetails` (RFC 9457).
     ///   - key: The request's key; `nil`: the request is not limited.
     public init(
-      _ policies: RateLimitPolicy..., headers: RateLimitHeaders = .ietf,
+      _ policies: RateLimitPolicy..., headers: RateLimitHeaders = .ietf, refusal: RateLimitRefusalBody = .text,
       key: @escaping @Sendable (Request, Context) -> String?
     ) {
-      self.init(policies: policies, headers: headers, key: key)
+      self.init(policies: policies, headers: headers, refusal: refusal, key: key)
     }
 
     init(
-      policies: [RateLimitPolicy], headers: RateLimitHeaders, key: @escaping @Sendable (Request, Context) -> String?
+      policies: [RateLimitPolicy], headers: RateLimitHeaders, refusal: RateLimitRefusalBody,
+      key: @escaping @Sendable (Request, Context) -> String?
     ) {
-      self.gate = RateLimitGate(policies, headers: headers)
+      self.gate = RateLimitGate(policies, headers: headers, refusal: refusal)
       self.key = key
       self.granted = policies.map { Self.counter($0.name, "granted") }
       self.refused = Dictionary(policies.map { ($0.name, Self.counter($0.name, "refused")) }) { first, _ in first }
@@ -162,20 +164,33 @@
 
   @available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
   extension RateLimitMiddleware where Context: RemoteAddressRequestContext {
-    /// Keyed by the client's address (`clientKey(address:)`: IPv6 by /64), behind
-    /// `trustedProxies` reverse proxies that each append to `X-Forwarded-For`
+    /// Keyed by the client's address (`clientKey(address:ipv6Prefix:)`: IPv6 by /64 unless `ipv6Prefix` says
+    /// otherwise), behind `trustedProxies` reverse proxies that each append to `X-Forwarded-For`
     /// (`clientAddress(peer:forwardedFor:trustedProxies:)`). With `trustedProxies: 0`
     /// forwarding headers are never read: a client cannot choose its own key. A request without a peer address
     /// (a Unix socket, a test without one) is not limited.
-    public init(_ policies: RateLimitPolicy..., headers: RateLimitHeaders = .ietf, trustedProxies: Int = 0) {
-      self.init(policies: policies, headers: headers) { request, context in
+    ///
+    /// - Parameters:
+    ///   - policies: The limits every request takes from.
+    ///   - headers: Which header fields responses carry.
+    ///   - refusal: What a refusal's body says.
+    ///   - trustedProxies: How many reverse proxies in front append to `X-Forwarded-For`.
+    ///   - ipv6Prefix: The bits an IPv6 client is keyed by, 48 to 128 (anything else traps when the middleware
+    ///     is made, naming the value).
+    public init(
+      _ policies: RateLimitPolicy..., headers: RateLimitHeaders = .ietf, refusal: RateLimitRefusalBody = .text,
+      trustedProxies: Int = 0, ipv6Prefix: Int = 64
+    ) {
+      requireIPv6Prefix(ipv6Prefix)
+      self.init(policies: policies, headers: headers, refusal: refusal) { request, context in
         guard let peer = context.remoteAddress else { return nil }
         // The usual peer, IPv4 with no proxy to read: keyed from its bits (no text printed, then parsed).
         if trustedProxies <= 0, case .v4(let v4) = peer { return _clientKey(ipv4: v4.address) }
         guard let address = peer.ipAddress else { return nil }
         let forwarded = trustedProxies > 0 ? request.headers[values: .xForwardedFor] : []
         return clientKey(
-          address: clientAddress(peer: address, forwardedFor: forwarded, trustedProxies: trustedProxies))
+          address: clientAddress(peer: address, forwardedFor: forwarded, trustedProxies: trustedProxies),
+          ipv6Prefix: ipv6Prefix)
       }
     }
   }

@@ -44,3 +44,21 @@ import Testing
     #expect(!api.tryAcquire())
   }
 }
+
+#if os(macOS) || os(Linux) || os(Windows)
+  @Suite struct IPv6PrefixPreconditionTests {
+    @Test func aPrefixOutsideFortyEightToOneTwentyEightTraps() async {
+      let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        _ = clientKey(address: "2001:db8::1", ipv6Prefix: 47)
+      }
+      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(message.contains("ipv6Prefix must be from 48 to 128, got ipv6Prefix: 47"), "\(message)")
+    }
+
+    @Test func aPermitsBelowOneTraps() async {
+      await #expect(processExitsWith: .failure) {
+        _ = RateLimitPolicy("p", KeyedRateLimiter<String>(limit: 1, per: .seconds(1))).permits(0)
+      }
+    }
+  }
+#endif
