@@ -20,7 +20,7 @@ struct Burst: AsyncSequence, Sendable {
   func makeAsyncIterator() -> AsyncIterator { AsyncIterator(count: count) }
 }
 
-func measure(_ name: String, count: Int, _ body: () async -> [Int]) async -> Double {
+func measure(_ name: String, count: Int, _ body: @Sendable () async -> [Int]) async -> Double {
   let start = DispatchTime.now().uptimeNanoseconds
   let values = await body()
   let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start)

@@ -8,7 +8,12 @@ where Base.Element: Sendable {
   @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
   public typealias Failure = Base.Failure
 
-  let iteration: SequenceIteration<Base>
+  @usableFromInline let iteration: SequenceIteration<Base>
+
+  @usableFromInline
+  init(iteration: SequenceIteration<Base>) {
+    self.iteration = iteration
+  }
 
   /// The next value the rule lets through, `nil` at the end (or once the consuming task is cancelled); throws
   /// what the base threw, after the value the rule still held.

@@ -22,6 +22,7 @@ extension Engine {
 }
 
 /// The closure objects an async sequence runs on: ``Debouncer`` and ``Throttler``, the same engines.
+@usableFromInline
 protocol SequenceLimiter<Value>: AnyObject, Sendable {
   associatedtype Value: Sendable
   func call(_ value: Value)
@@ -31,9 +32,9 @@ protocol SequenceLimiter<Value>: AnyObject, Sendable {
 }
 
 extension Debouncer: SequenceLimiter {
-  func takeRemainingRuns() -> [Value] { engine.takeRemainingRuns() }
+  @usableFromInline func takeRemainingRuns() -> [Value] { engine.takeRemainingRuns() }
 }
 
 extension Throttler: SequenceLimiter {
-  func takeRemainingRuns() -> [Value] { engine.takeRemainingRuns() }
+  @usableFromInline func takeRemainingRuns() -> [Value] { engine.takeRemainingRuns() }
 }

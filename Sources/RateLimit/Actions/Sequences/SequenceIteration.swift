@@ -1,4 +1,4 @@
-import Dispatch
+public import Dispatch
 
 /// One iteration of a debounced or throttled sequence: a task that reads the base and calls a closure object
 /// (``Debouncer`` or ``Throttler``, the same engines) with each element, and a mailbox where the closure
@@ -19,11 +19,12 @@ import Dispatch
 /// Every run reaches the mailbox on one serial queue (a ``DispatchClock``'s timers fire there; a ``ManualClock``
 /// runs them on the thread that advances it), and the base's end is handed to that queue too, so that it comes
 /// after a run already on its way.
+@usableFromInline
 final class SequenceIteration<Base: AsyncSequence & Sendable>: @unchecked Sendable where Base.Element: Sendable {
   // @unchecked Sendable: `state`, the one mutable property, is only read and written inside `lock.withLock`, and
   // no user code (the reducer aside, which the closure objects also run under their lock) runs while it is held;
   // everything else is immutable and Sendable.
-  typealias Element = Base.Element
+  @usableFromInline typealias Element = Base.Element
   /// What `next()` answers: an element, the end (`nil`), or the base's error.
   typealias Answer = Result<Element?, any Error>
 
@@ -47,6 +48,7 @@ final class SequenceIteration<Base: AsyncSequence & Sendable>: @unchecked Sendab
   /// Where runs reach the mailbox, and the base's end after them.
   private let queue = DispatchQueue(label: "RateLimit.sequence")
 
+  @usableFromInline
   init(
     base: Base, reducing: Reducer<Element>?,
     makeLimiter: (DispatchQueue, @escaping @Sendable (Element) -> Void) -> any SequenceLimiter<Element>
