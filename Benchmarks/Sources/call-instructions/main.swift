@@ -7,7 +7,9 @@ import RateLimit
 
 // Calls one limiter N times, for valgrind's callgrind (see instructions.sh): the difference between two N, divided,
 // is the instructions one call costs. Modes: floor, tl tt tf (Throttler), dl dt dm (Debouncer; dm with maxWait), tr dr
-// (trailing with `reducing: +=`), ta da (trailing, an async action, `.waitForPrevious`), dc (trailing, ManualClock).
+// (trailing with `reducing: +=`), ta da (trailing, an async action, `.waitForPrevious`), dc (trailing, ManualClock);
+// permits on one hot key of a KeyedRateLimiter (a token bucket granting far above the call rate): kt tryAcquire,
+// kd decide, kp peek (4.2); rt RateLimiter.tryAcquire.
 let mode = CommandLine.arguments[1]
 let count = Int(CommandLine.arguments[2])!
 let queue = DispatchQueue(label: "cg")
@@ -46,5 +48,16 @@ case "da": let l = Debouncer<Int>(interval: interval, overlap: .waitForPrevious)
 case "dc":
   let l = Debouncer<Int>(interval: interval, queue: queue, clock: ManualClock()) { _ in }
   drive { l.call($0) }
+case "kt", "kd", "kp":
+  let l = KeyedRateLimiter<String>(limit: 1_000_000_000, per: .seconds(1), burst: 1_000_000)
+  let key = "client-1"
+  switch mode {
+  case "kt": drive { _ in _ = l.tryAcquire(for: key) }
+  case "kd": drive { _ in _ = l.decide(for: key) }
+  default: drive { _ in _ = l.peek(for: key) }
+  }
+case "rt":
+  let l = RateLimiter(limit: 1_000_000_000, per: .seconds(1), burst: 1_000_000)
+  drive { _ in _ = l.tryAcquire() }
 default: fatalError()
 }

@@ -21,3 +21,8 @@ package func requirePermitParameters(limit: Int, window: Duration, burst: Int?, 
   requireNonNegative(window, "window", of: type)
   if let burst { requirePositive(burst, "burst", of: type) }
 }
+
+/// Traps unless `value >= 0`, naming the parameter and value (`charge`, `refund`).
+package func requireNonNegative(_ value: Int, _ parameter: StaticString, of type: StaticString) {
+  if value < 0 { fatalError("\(type): \(parameter) must not be negative, got \(parameter): \(value)") }
+}

@@ -15,9 +15,19 @@ extension KeyedPermitStore {
   /// its booking, for `undo(_:for:permits:)`.
   func decide(_ count: Int, for key: Key, undoable: Bool = false) -> (PermitVerdict, Booking?) {
     withNow { permits, now in
+      let blockedUntil = permits.blockedUntil(key)
       guard count <= capacity else {
         return (
-          permits.peek(key, at: now) { book, state in book.verdict(count, granted: false, at: now, in: state) }, nil
+          permits.peek(key, at: now) { book, state in
+            book.verdict(count, granted: false, at: now, blockedUntil: blockedUntil, in: state)
+          }, nil
+        )
+      }
+      if now < blockedUntil {
+        return (
+          permits.peek(key, at: now) { book, state in
+            book.verdict(count, granted: false, at: now, blockedUntil: blockedUntil, in: state)
+          }, nil
         )
       }
       return permits.update(key, at: now) { book, state in

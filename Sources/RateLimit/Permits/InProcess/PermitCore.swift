@@ -73,6 +73,29 @@ final class PermitCore<Rule: PermitRule>: BookingCanceller, @unchecked Sendable 
     }
   }
 
+  /// ``RateLimiter/peek(_:)``.
+  func peek(_ permits: Int) -> PermitVerdict {
+    withNow { book, state, now in book.peek(permits, at: now, blockedUntil: blockedUntil, in: state) }
+  }
+
+  /// ``RateLimiter/charge(_:)``.
+  func charge(_ permits: Int) -> PermitVerdict {
+    withNow { book, state, now in book.charge(permits, at: now, blockedUntil: blockedUntil, in: &state) }
+  }
+
+  /// ``RateLimiter/refund(_:)``.
+  func refund(_ permits: Int) -> PermitVerdict {
+    withNow { book, state, now in book.refund(permits, at: now, blockedUntil: blockedUntil, in: &state) }
+  }
+
+  /// ``RateLimiter/reset()``: the block lifted too.
+  func reset() {
+    withNow { book, state, now in
+      book.reset(at: now, in: &state)
+      blockedUntil = .min
+    }
+  }
+
   /// ``RateLimiter/block(for:)``: refuses everything until `duration` from now (that instant excluded), unless
   /// a block already ends later.
   func block(for duration: Duration) {

@@ -107,6 +107,57 @@ struct BookingLog: Sendable {
     return entry
   }
 
+  /// The permits of the bookings after `now` (the bookings ahead), from the latest back: O(bookings ahead).
+  func permits(after now: Int64) -> Int {
+    var sum = 0
+    var index = entries.count - 1
+    while index >= head, read(entries[index]).time > now {
+      sum &+= entries[index].permits
+      index -= 1
+    }
+    return sum
+  }
+
+  /// Adds `entry` (at `now`, never cancelled) behind every booking at or before now and ahead of every booking
+  /// after it: a charge, taken at now, behind no one and ahead of no one (SPEC 4.2). Its id keeps the ids in
+  /// order: `newID` when it goes last, else the id before it rounded up to even (never cancellable, below the
+  /// bookings ahead, which are all cancellable, so odd).
+  mutating func insert(_ entry: Entry, newID: UInt64, at now: Int64) {
+    var position = entries.count
+    while position > head, read(entries[position - 1]).time > now { position -= 1 }
+    var entry = entry
+    if position == entries.count {
+      entry.id = newID
+      append(entry)
+      return
+    }
+    let before = position > head ? entries[position - 1].id : 0
+    entry.id = (before &+ 1) & ~1
+    entries.insert(stored(entry), at: position)
+    total &+= entry.permits
+  }
+
+  /// Gives back up to `permits` of the bookings at or before `now`, the latest first, each shrinking or going
+  /// (a booking that goes is a tombstone until it reaches the front); never more than they hold. Returns how
+  /// many it gave back.
+  @discardableResult
+  mutating func refundLatest(_ permits: Int, notAfter now: Int64) -> Int {
+    var left = permits
+    var index = entries.count - 1
+    while index >= head, read(entries[index]).time > now { index -= 1 }
+    while left > 0, index >= head {
+      let taken = Swift.min(left, entries[index].permits)
+      entries[index].permits -= taken
+      total &-= taken
+      left -= taken
+      index -= 1
+    }
+    // The back never holds a tombstone.
+    while let last = entries.last, last.permits == 0, entries.count > head { entries.removeLast() }
+    if head == entries.count { reset(to: nil) }
+    return permits - left
+  }
+
   /// Moves every instant back by `jump` (the clock went back): O(1).
   mutating func shift(back jump: Int64) {
     moved = Nanoseconds.adding(moved, jump)

@@ -31,6 +31,21 @@ protocol PermitRule: Sendable {
   /// had never been made, less what later bookings counted on.
   func undo(_ booking: Booking, at now: Int64, in state: inout State)
 
+  /// Takes `permits` (0 or more, any number) at `now` whatever the limit, the only way past it: as the same
+  /// permits granted now, behind no one and ahead of no one (bookings ahead keep their instants); debt is paid by
+  /// the rule at its usual rate (SPEC 4.2, "Operating a key"). `id`: a new id, for a log that needs one.
+  func charge(_ permits: Int, at now: Int64, id: UInt64, in state: inout State)
+
+  /// Gives back up to `permits` (0 or more) of what was taken at or before `now`, the latest first, never more
+  /// than was taken and never a booking ahead.
+  func refund(_ permits: Int, at now: Int64, in state: inout State)
+
+  /// A copy of `state` that shares nothing a change to it could reach (`peek` decides on one).
+  func independentCopy(of state: State) -> State
+
+  /// Forgets every permit taken at or before `now`, and any debt: only the bookings ahead stay.
+  func reset(at now: Int64, in state: inout State)
+
   /// The most permits a request made now would get at once (0 if none).
   func remaining(at now: Int64, in state: State) -> Int
 

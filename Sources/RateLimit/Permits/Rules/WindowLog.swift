@@ -22,9 +22,23 @@ protocol WindowLog: Sendable {
   mutating func removeAll(notAfter time: Int64)
   /// Removes the booking `id`, if it is here.
   mutating func removeBooking(id: UInt64)
+  /// Adds `permits` taken at `now`, never cancelled, behind the bookings at or before now and ahead of those
+  /// after it (``BookingLog/insert(_:newID:at:)``).
+  mutating func insertTaken(_ permits: Int, newID: UInt64, at now: Int64)
+  /// Gives back up to `permits` of the bookings at or before `now`, the latest first
+  /// (``BookingLog/refundLatest(_:notAfter:)``).
+  mutating func refund(_ permits: Int, notAfter now: Int64)
+  /// A copy that shares no storage a change to it could reach.
+  func independentCopy() -> Self
 }
 
 extension BookingLog: WindowLog {
   var lastTime: Int64? { last?.time }
   mutating func removeBooking(id: UInt64) { _ = remove(id: id) }
+  mutating func insertTaken(_ permits: Int, newID: UInt64, at now: Int64) {
+    insert(Entry(time: now, permits: permits, id: newID), newID: newID, at: now)
+  }
+  mutating func refund(_ permits: Int, notAfter now: Int64) { refundLatest(permits, notAfter: now) }
+  /// A value, copied on write.
+  func independentCopy() -> BookingLog { self }
 }

@@ -35,10 +35,12 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
 
   func tryAcquire(_ count: Int, for key: Key) -> Bool {
     guard count <= capacity else { return false }
-    // No limiting: nothing to keep (and the clock need not be read).
-    if isUnlimited { return true }
     return withNow { permits, now in
-      permits.update(key, at: now) { book, state in book.tryAcquire(count, at: now, in: &state) }
+      let blockedUntil = permits.blockedUntil(key)
+      if now < blockedUntil { return false }
+      // No limiting: nothing to keep.
+      if isUnlimited { return true }
+      return permits.update(key, at: now) { book, state in book.tryAcquire(count, at: now, in: &state) }
     }
   }
 
@@ -47,27 +49,33 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
     return withNow { permits, now in
       // The caller's instants are the clock's.
       let reading = permits.book.onClock(now)
-      if isUnlimited {
+      let blockedUntil = permits.blockedUntil(key)
+      if isUnlimited && now >= blockedUntil {
         return .booked(Booking(time: reading, permits: count, id: 0), now: reading)
       }
       // A request on a fresh key is always booked (it is within the capacity, and nothing waits): a refusal
       // never leaves a fresh key behind.
       let booking = permits.update(key, at: now) { book, state in
-        book.reserve(count, within: maxDelay, at: now, in: &state)
+        book.reserve(count, within: maxDelay, at: now, blockedUntil: blockedUntil, in: &state)
       }
       if var booking {
         booking.time = permits.book.onClock(booking.time)
         return .booked(booking, now: reading, shift: waiters.currentShift)
       }
       return .exceedsMaxDelay(
-        delay: permits.peek(key, at: now) { book, state in book.retryAfter(count, at: now, in: state) })
+        delay: permits.peek(key, at: now) { book, state in
+          book.retryAfter(count, at: now, blockedUntil: blockedUntil, in: state)
+        })
     }
   }
 
   func retryAfter(_ count: Int, for key: Key) -> Int64? {
     guard count <= capacity else { return nil }
     return withNow { permits, now in
-      permits.peek(key, at: now) { book, state in book.retryAfter(count, at: now, in: state) }
+      let blockedUntil = permits.blockedUntil(key)
+      return permits.peek(key, at: now) { book, state in
+        book.retryAfter(count, at: now, blockedUntil: blockedUntil, in: state)
+      }
     }
   }
 
@@ -78,7 +86,9 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
       // Its instant as it was made, compared with the clock's now, as `RateLimiter` compares them.
       var booking = booking
       booking.time = permits.book.onTimeLine(booking.time)
-      permits.update(key, at: now) { book, state in book.cancel(booking, at: now, in: &state) }
+      // During a block, as at its end, where the bookings made during it were made.
+      let instant = Swift.max(now, permits.blockedUntil(key))
+      permits.update(key, at: now) { book, state in book.cancel(booking, at: instant, in: &state) }
       permits.forgetIfFresh(key, at: now)
     }
   }

@@ -25,6 +25,10 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   /// The key last found and its index in `packed`, kept until a key is added to `packed` or removed from it
   /// (which is when a dictionary's indices stop being valid): a hot key is found without hashing it again.
   private var recent: (key: Key, index: Dictionary<Key, Rule.Packed>.Index)?
+  /// Keys blocked until an instant on the rule's time line (SPEC 4.2's `block`). Few: a dictionary of their own,
+  /// looked up only while it holds any, so an operation pays one `isEmpty` check for blocks. A blocked key is
+  /// held (not fresh) until its block ends.
+  private var blocks: [Key: Int64] = [:]
 
   init(rule: Rule, isUnlimited: Bool) {
     book = PermitBook(rule: rule, isUnlimited: isUnlimited)
@@ -108,6 +112,25 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
     return index
   }
 
+  /// The instant `key` is blocked until; `.min` if it is not.
+  @inline(__always)
+  func blockedUntil(_ key: Key) -> Int64 {
+    blocks.isEmpty ? .min : blocks[key] ?? .min
+  }
+
+  /// Blocks `key` until `end`, unless a block already ends later; the key is held while blocked.
+  mutating func block(_ key: Key, until end: Int64, at now: Int64) {
+    guard end > now, end > blockedUntil(key) else { return }
+    // Recorded first: adding the key runs a sweep step, which must not find it fresh.
+    blocks[key] = end
+    update(key, at: now) { _, _ in }
+  }
+
+  /// Lifts `key`'s block (`reset`).
+  mutating func unblock(_ key: Key) {
+    if !blocks.isEmpty { blocks[key] = nil }
+  }
+
   /// Whether `key` holds any state (a key that does not is fresh).
   func holds(_ key: Key) -> Bool { packed[key] != nil }
 
@@ -121,12 +144,14 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   /// makes stale.
   private mutating func forget(_ key: Key, at index: Dictionary<Key, Rule.Packed>.Index) {
     aside[key] = nil
+    if !blocks.isEmpty { blocks[key] = nil }
     recent = nil
     packed.remove(at: index)
   }
 
   /// Whether the key at `index` is fresh at `now`.
   private mutating func isFresh(at index: Dictionary<Key, Rule.Packed>.Index, _ now: Int64) -> Bool {
+    if !blocks.isEmpty, let end = blocks[packed.keys[index]], end > now { return false }
     let state = packed.values[index]
     guard Rule.isAside(state) else { return rule.isFresh(state, at: now) }
     let key = packed.keys[index]
@@ -184,9 +209,11 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
     for key in fresh {
       packed[key] = nil
       aside[key] = nil
+      if !blocks.isEmpty { blocks[key] = nil }
     }
     Self.shrink(&packed)
     Self.shrink(&aside)
+    Self.shrink(&blocks)
   }
 
   private static func shrink<Value>(_ dictionary: inout [Key: Value]) {

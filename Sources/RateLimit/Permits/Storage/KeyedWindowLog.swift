@@ -106,6 +106,38 @@ enum KeyedWindowLog: WindowLog {
     settle(box)
   }
 
+  mutating func insertTaken(_ permits: Int, newID: UInt64, at now: Int64) {
+    // Nothing ahead: the usual append keeps the log small. Bookings ahead are cancellable: the log is whole.
+    guard let last = lastTime, last > now else {
+      return append(BookingLog.Entry(time: now, permits: permits, id: newID))
+    }
+    let box = whole()
+    box.log.insert(BookingLog.Entry(time: now, permits: permits, id: newID), newID: newID, at: now)
+  }
+
+  mutating func refund(_ permits: Int, notAfter now: Int64) {
+    guard !isEmpty else { return }
+    let box = whole()
+    box.log.refundLatest(permits, notAfter: now)
+    settle(box)
+  }
+
+  /// A whole log is a box, shared by copies of the enum: its copy gets a box of its own.
+  func independentCopy() -> KeyedWindowLog {
+    guard case .whole(let box) = self else { return self }
+    let copy = BookingLogBox(whole: .empty)
+    copy.log = box.log
+    return .whole(copy)
+  }
+
+  /// The log as a whole ``BookingLog`` (made one if it is not), for the rare operations a small log lacks.
+  private mutating func whole() -> BookingLogBox {
+    if case .whole(let box) = self { return box }
+    let box = BookingLogBox(whole: self)
+    self = .whole(box)
+    return box
+  }
+
   /// Changes the queue of instants in place: moved out of `self` first, so that it holds the only reference to its
   /// storage (before, every change copied the whole queue).
   private mutating func modifyTimes(_ body: (inout TimeQueue) -> Void) {

@@ -1,0 +1,26 @@
+/// Operating a key of a sliding window (SPEC 4.2): its log of bookings changed in place.
+///
+/// | operation | the log |
+/// |---|---|
+/// | `charge(n)` | a booking of n at now, behind the bookings at or before now, ahead of those after it |
+/// | `refund(n)` | the bookings in (now − T, now] shrink or go, the latest first, by n at most |
+/// | `reset` | every booking at or before now goes; the bookings ahead stay |
+extension SlidingWindow {
+  func charge(_ permits: Int, at now: Int64, id: UInt64, in log: inout Log) {
+    log.removeAll(notAfter: Nanoseconds.subtracting(now, window))
+    guard permits > 0 else { return }
+    log.insertTaken(permits, newID: id, at: now)
+  }
+
+  func refund(_ permits: Int, at now: Int64, in log: inout Log) {
+    log.removeAll(notAfter: Nanoseconds.subtracting(now, window))
+    guard permits > 0 else { return }
+    log.refund(permits, notAfter: now)
+  }
+
+  func reset(at now: Int64, in log: inout Log) {
+    log.removeAll(notAfter: now)
+  }
+
+  func independentCopy(of log: Log) -> Log { log.independentCopy() }
+}
