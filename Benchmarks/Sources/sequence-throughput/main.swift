@@ -3,6 +3,7 @@
 //   swift run --package-path Benchmarks -c release sequence-throughput
 import AsyncAlgorithms
 import Dispatch
+import Foundation
 import RateLimit
 
 /// 0 to `count − 1`, without waiting: the same base for both, read as fast as each debounce can.
@@ -35,9 +36,37 @@ func measure(_ name: String, count: Int, _ body: @Sendable () async -> [Int]) as
   return perElement
 }
 
+/// The process's peak resident memory, in kilobytes (Linux: VmHWM of /proc/self/status; 0 elsewhere).
+func peakResidentKilobytes() -> Int {
+  guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+  let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+  return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+}
+
 @main
 struct SequenceThroughput {
   static func main() async {
+    if CommandLine.arguments.dropFirst().first == "memory" {
+      // A consumer that takes one value, then none until the base has ended: every element of a zero-interval
+      // throttle is a run, and at most one waits.
+      // A slow consumer on a fast base: it takes one value, then sleeps a second while the base runs through a
+      // million elements, each a run of a zero-interval throttle; at most one waits for it.
+      let before = peakResidentKilobytes()
+      let count = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 1_000_000
+      var iterator = Burst(count: count).throttled(for: .zero).makeAsyncIterator()
+      let first = await iterator.next()
+      try? await Task.sleep(for: .seconds(1))
+      var last = first
+      var taken = 1
+      while let value = await iterator.next() {
+        last = value
+        taken += 1
+      }
+      print(
+        "\(count) elements: first \(first ?? -1), last \(last ?? -1), \(taken) taken; peak resident \(before) kB "
+          + "before, \(peakResidentKilobytes()) kB after")
+      return
+    }
     let count = 1_000_000
     let interval = Duration.milliseconds(10)
     for round in 1...3 {

@@ -54,7 +54,7 @@ where Base.Element: Sendable {
   @inlinable
   public func makeAsyncIterator() -> AsyncRateLimitedIterator<Base> {
     AsyncRateLimitedIterator(
-      iteration: SequenceIteration(base: base, reducing: reducing) { queue, action in
+      iteration: SequenceIteration(base: base, reducing: reducing, clock: clock) { queue, action in
         // The usual clock by its type, so that the call path is specialized (through the existential the whole
         // initializer, call path included, would run as unspecialized generic code: 20 times the cost).
         if let clock = clock as? DispatchClock {
@@ -110,7 +110,7 @@ where Base.Element: Sendable {
   @inlinable
   public func makeAsyncIterator() -> AsyncRateLimitedIterator<Base> {
     AsyncRateLimitedIterator(
-      iteration: SequenceIteration(base: base, reducing: reducing) { queue, action in
+      iteration: SequenceIteration(base: base, reducing: reducing, clock: clock) { queue, action in
         // The usual clock by its type, so that the call path is specialized (see `AsyncDebouncedSequence`).
         if let clock = clock as? DispatchClock {
           return Throttler<Element>(

@@ -29,6 +29,8 @@ protocol SequenceLimiter<Value>: AnyObject, Sendable {
   func invalidate()
   /// ``Engine/takeRemainingRuns()``.
   func takeRemainingRuns() -> [Value]
+  /// Returns once no run is handed over and not yet delivered.
+  func waitUntilIdle() async
 }
 
 extension Debouncer: SequenceLimiter {

@@ -48,13 +48,17 @@ final class SequenceIteration<Base: AsyncSequence & Sendable>: @unchecked Sendab
   /// Where runs reach the mailbox, and the base's end after them.
   private let queue = DispatchQueue(label: "RateLimit.sequence")
 
+  /// Whether the reader waits for the runs it decided every ``callsBetweenWaits`` calls.
+  private let waitsForRuns: Bool
+
   @usableFromInline
   init(
-    base: Base, reducing: Reducer<Element>?,
+    base: Base, reducing: Reducer<Element>?, clock: any RateLimitClock,
     makeLimiter: (DispatchQueue, @escaping @Sendable (Element) -> Void) -> any SequenceLimiter<Element>
   ) {
     self.base = base
     self.reducing = reducing
+    self.waitsForRuns = !(clock is ManualClock)
     let limiter = makeLimiter(queue) { [weak self] value in self?.deliver(value) }
     lock.withLock { state.limiter = limiter }
   }
@@ -79,7 +83,9 @@ final class SequenceIteration<Base: AsyncSequence & Sendable>: @unchecked Sendab
           guard state.reader == nil, let limiter = state.limiter else { return (nil, nil) }
           // The reader holds the iteration weakly: the iterator going away ends it.
           let ended: @Sendable ((any Error)?) -> Void = { [weak self] in self?.baseEnded($0) }
-          let reader = Task { [base] in await Self.read(base, into: limiter, then: ended) }
+          let reader = Task { [base, waitsForRuns] in
+            await Self.read(base, into: limiter, waitsForRuns: waitsForRuns, then: ended)
+          }
           state.reader = reader
           return (nil, reader)
         }
@@ -91,15 +97,25 @@ final class SequenceIteration<Base: AsyncSequence & Sendable>: @unchecked Sendab
     }
   }
 
+  /// How many calls the reader makes before it waits for the runs they decided to reach the mailbox: a base
+  /// faster than the runs' queue (every element a run, with a zero interval) would otherwise pile up deliveries,
+  /// one block each (a million elements: 130 MB). Not on a ``ManualClock``, whose runs wait for the test to
+  /// advance it.
+  static var callsBetweenWaits: Int { 64 }
+
   /// The reader: each element is a call, made before the next element is asked for.
   private static func read(
-    _ base: Base, into limiter: any SequenceLimiter<Element>, then ended: @Sendable ((any Error)?) -> Void
+    _ base: Base, into limiter: any SequenceLimiter<Element>, waitsForRuns: Bool,
+    then ended: @Sendable ((any Error)?) -> Void
   ) async {
     var iterator = base.makeAsyncIterator()
+    var calls = 0
     do {
       while let element = try await iterator.next() {
         if Task.isCancelled { return }
         limiter.call(element)
+        calls &+= 1
+        if waitsForRuns, calls % callsBetweenWaits == 0 { await limiter.waitUntilIdle() }
       }
       ended(nil)
     } catch {
