@@ -39,6 +39,8 @@
 
     let gate: RateLimitGate
     let key: @Sendable (Request, Context) -> String?
+    /// The `select` form's closure; `nil` for a fixed list of policies.
+    let select: (@Sendable (Request, Context) -> RateLimitSelection)?
     /// `ratelimit_requests` for each policy, made once (swift-metrics is bootstrapped before the middleware is).
     let granted: [Counter]
     let refused: [String: Counter]
@@ -61,20 +63,44 @@
 
     init(
       policies: [RateLimitPolicy], headers: RateLimitHeaders, refusal: RateLimitRefusalBody,
-      key: @escaping @Sendable (Request, Context) -> String?
+      key: @escaping @Sendable (Request, Context) -> String?,
+      select: (@Sendable (Request, Context) -> RateLimitSelection)? = nil
     ) {
       self.gate = RateLimitGate(policies, headers: headers, refusal: refusal)
       self.key = key
+      self.select = select
       self.granted = policies.map { Self.counter($0.name, "granted") }
       self.refused = Dictionary(policies.map { ($0.name, Self.counter($0.name, "refused")) }) { first, _ in first }
       self.unavailable = policies.map { Self.counter($0.name, "unavailable") }
       self.policyField = gate._inProcessPolicyField.map { HTTPField(name: .rateLimitPolicy, value: $0) }
     }
 
+    /// Policies chosen per request (SPEC 4.2): `select` gives each request's key and policies (`.limit`), or
+    /// `.exempt` (no decision, no fields). The fixed-list initializers are the special case of one list.
+    ///
+    /// ```swift
+    /// router.add(middleware: RateLimitMiddleware { request, context in
+    ///   guard let user = context.user else { return .limit(address, anonymous) }
+    ///   return user.isStaff ? .exempt : .limit(user.id, user.isPro ? pro : free)
+    /// })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - headers: Which header fields responses carry; `RateLimitHeaders.ietf` by default.
+    ///   - refusal: What a refusal's body says: `.text` by default, or `.problemDetails` (RFC 9457).
+    ///   - select: The request's key and policies, or `.exempt`; called once per request.
+    public init(
+      headers: RateLimitHeaders = .ietf, refusal: RateLimitRefusalBody = .text,
+      select: @escaping @Sendable (Request, Context) -> RateLimitSelection
+    ) {
+      self.init(policies: [], headers: headers, refusal: refusal, key: { _, _ in nil }, select: select)
+    }
+
     /// Decides the request's key, then runs `next` (granted) or answers 429 (refused) or 400 (key too long).
     public func handle(
       _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
+      if let select { return try await handle(select(request, context), request, context, next) }
       guard let key = key(request, context) else { return try await next(request, context) }
       switch gate._decideInProcess(key: key) {
       case .granted(let state)?:
@@ -93,6 +119,35 @@
           return storeCannotDecide(error, key: key, context)
         }
         return try await answer(outcome, key: key, request, context, next)
+      }
+    }
+
+    /// The `select` form: the request's own gate over its policies, its counters by policy name.
+    func handle(
+      _ selection: RateLimitSelection, _ request: Request, _ context: Context,
+      _ next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+      guard let key = selection.key else { return try await next(request, context) }
+      let gate = RateLimitGate(selection.policies, headers: gate.headers, refusal: gate.refusal)
+      let names = selection.policies.map(\.name)
+      let outcome: RateLimitGate.Outcome
+      do {
+        outcome = try await gate.decide(key: key)
+      } catch {
+        for name in names { Self.counter(name, "unavailable").increment() }
+        return response(RateLimitGate.answer(unavailable: error, key: key), context)
+      }
+      switch outcome {
+      case .granted(let fields):
+        for name in names { Self.counter(name, "granted").increment() }
+        var response = try await next(request, context)
+        for field in fields { Self.append(field, to: &response.headers) }
+        return response
+      case .refused(let refusal):
+        for name in refusal.refusedBy { Self.counter(name, "refused").increment() }
+        return response(gate.answer(for: outcome, key: key)!, context)
+      case .badRequest:
+        return response(gate.answer(for: outcome, key: key)!, context)
       }
     }
 

@@ -31,6 +31,8 @@
   public struct RateLimitMiddleware: AsyncMiddleware {
     let gate: RateLimitGate
     let key: @Sendable (Request) -> String?
+    /// The `select` form's closure; `nil` for a fixed list of policies.
+    let select: (@Sendable (Request) -> RateLimitSelection)?
     /// `ratelimit_requests` for each policy, made once (swift-metrics is bootstrapped before the middleware is).
     let granted: [Counter]
     let refused: [String: Counter]
@@ -53,10 +55,11 @@
 
     init(
       policies: [RateLimitPolicy], headers: RateLimitHeaders, refusal: RateLimitRefusalBody,
-      key: @escaping @Sendable (Request) -> String?
+      key: @escaping @Sendable (Request) -> String?, select: (@Sendable (Request) -> RateLimitSelection)? = nil
     ) {
       self.gate = RateLimitGate(policies, headers: headers, refusal: refusal)
       self.key = key
+      self.select = select
       self.granted = policies.map { Self.counter($0.name, "granted") }
       self.refused = Dictionary(policies.map { ($0.name, Self.counter($0.name, "refused")) }) { first, _ in first }
       self.unavailable = policies.map { Self.counter($0.name, "unavailable") }
@@ -92,6 +95,57 @@
       }
     }
 
+    /// Policies chosen per request (SPEC 4.2): `select` gives each request's key and policies (`.limit`), or
+    /// `.exempt` (no decision, no fields). The fixed-list initializers are the special case of one list.
+    ///
+    /// ```swift
+    /// app.grouped(RateLimitMiddleware { request in
+    ///   guard let user = request.auth.get(User.self) else {
+    ///     return .limit(address, anonymous)
+    ///   }
+    ///   return user.isStaff ? .exempt : .limit(user.id, free)
+    /// })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - headers: Which header fields responses carry; `RateLimitHeaders.ietf` by default.
+    ///   - refusal: What a refusal's body says: `.text` by default, or `.problemDetails` (RFC 9457).
+    ///   - select: The request's key and policies, or `.exempt`; called once per request.
+    public init(
+      headers: RateLimitHeaders = .ietf, refusal: RateLimitRefusalBody = .text,
+      select: @escaping @Sendable (Request) -> RateLimitSelection
+    ) {
+      self.init(policies: [], headers: headers, refusal: refusal, key: { _ in nil }, select: select)
+    }
+
+    /// The `select` form: the request's own gate over its policies, its counters by policy name.
+    private func respond(
+      to request: Request, selection: RateLimitSelection, chainingTo next: any AsyncResponder
+    ) async throws -> Response {
+      guard let key = selection.key else { return try await next.respond(to: request) }
+      let gate = RateLimitGate(selection.policies, headers: gate.headers, refusal: gate.refusal)
+      let names = selection.policies.map(\.name)
+      let outcome: RateLimitGate.Outcome
+      do {
+        outcome = try await gate.decide(key: key)
+      } catch {
+        for name in names { Self.counter(name, "unavailable").increment() }
+        return Self.response(RateLimitGate.answer(unavailable: error, key: key), request)
+      }
+      switch outcome {
+      case .granted(let fields):
+        for name in names { Self.counter(name, "granted").increment() }
+        let response = try await next.respond(to: request)
+        for field in fields { response.headers.add(name: field.name, value: field.value) }
+        return response
+      case .refused(let refusal):
+        for name in refusal.refusedBy { Self.counter(name, "refused").increment() }
+        return Self.response(gate.answer(for: outcome, key: key)!, request)
+      case .badRequest:
+        return Self.response(gate.answer(for: outcome, key: key)!, request)
+      }
+    }
+
     /// Counts a granted request for every policy.
     private func countGranted() {
       for counter in granted { counter.increment() }
@@ -99,6 +153,7 @@
 
     /// Decides the request's key, then runs `next` (granted) or answers 429 (refused) or 400 (key too long).
     public func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+      if let select { return try await respond(to: request, selection: select(request), chainingTo: next) }
       guard let key = key(request) else { return try await next.respond(to: request) }
       let outcome: RateLimitGate.Outcome
       switch gate._decideInProcess(key: key) {
