@@ -35,6 +35,8 @@ public struct AddressRange: Sendable, Hashable {
   }
 
   /// Whether `address` (IPv4 or IPv6, without port or zone) is in the range; `false` for anything else.
+  ///
+  /// - Parameter address: An address as text: `10.20.3.4`, `2001:db8::1`, `::ffff:10.20.3.4`.
   public func contains(_ address: String) -> Bool {
     guard let address = Self.bits(Substring(address)) else { return false }
     let masked = Self.masked(address.bits, to: prefixLength)
@@ -47,7 +49,7 @@ public struct AddressRange: Sendable, Hashable {
       && left.network.low == right.network.low
   }
 
-  /// Hashes what ``==`` compares.
+  /// Hashes what `==` compares.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(prefixLength)
     hasher.combine(network.high)
@@ -94,7 +96,10 @@ public struct AddressRange: Sendable, Hashable {
 /// Many providers hand a subscriber a /56 or a /48: keying by /56 gives such a client one key instead of 256
 /// (express-rate-limit 8 keys by /56 by default).
 ///
-/// - Parameter ipv6Prefix: 48 to 128; anything else traps, naming the value.
+/// - Parameters:
+///   - address: The client's address as text, as ``clientKey(address:)`` reads it (a port, brackets and a zone
+///     are dropped).
+///   - ipv6Prefix: 48 to 128; anything else traps, naming the value.
 /// - Returns: The key; `nil` if `address` is not an IP address.
 public func clientKey(address: String, ipv6Prefix: Int) -> String? {
   requireIPv6Prefix(ipv6Prefix)

@@ -2,7 +2,7 @@
 /// (draft-ietf-httpapi-ratelimit-headers -08 to -11), `Retry-After` (delay-seconds or HTTP-date), and the common
 /// `X-RateLimit-Limit`, `-Remaining` and `-Reset`. Malformed fields are ignored, as the draft requires.
 ///
-/// An API client that follows the server in one line, with a ``RateLimit/RateLimiter`` of its own:
+/// An API client that follows the server in one line, with a `RateLimiter` of its own:
 ///
 /// ```swift
 /// let api = RateLimiter(limit: 5_000, per: .seconds(3_600))

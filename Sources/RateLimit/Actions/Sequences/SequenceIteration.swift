@@ -58,7 +58,7 @@ final class SequenceIteration<Base: AsyncSequence & Sendable>: @unchecked Sendab
   ) {
     self.base = base
     self.reducing = reducing
-    self.waitsForRuns = !(clock is ManualClock)
+    self.waitsForRuns = clock is DispatchClock
     let limiter = makeLimiter(queue) { [weak self] value in self?.deliver(value) }
     lock.withLock { state.limiter = limiter }
   }
@@ -99,8 +99,8 @@ final class SequenceIteration<Base: AsyncSequence & Sendable>: @unchecked Sendab
 
   /// How many calls the reader makes before it waits for the runs they decided to reach the mailbox: a base
   /// faster than the runs' queue (every element a run, with a zero interval) would otherwise pile up deliveries,
-  /// one block each (a million elements: 130 MB). Not on a ``ManualClock``, whose runs wait for the test to
-  /// advance it.
+  /// one block each (a million elements: 130 MB). Only on ``DispatchClock``, the real clock: on any other (a
+  /// ``ManualClock``, a test clock behind ``SwiftClock``) runs may wait for a test to advance it.
   static var callsBetweenWaits: Int { 64 }
 
   /// The reader: each element is a call, made before the next element is asked for.
