@@ -12,7 +12,7 @@
   @Suite struct ServerQuotaClientTests {
     @Test func aClientThatFollowsTheServerIsNeverRefusedOnceTold() async throws {
       // The server: 2 requests a second per client. The client's own limit is far looser: 100 a second.
-      let router = Router(context: AddressContext.self)
+      let router = Router(context: RateLimitRequestContext.self)
       router.add(
         middleware: RateLimitMiddleware(RateLimitPolicy("api", KeyedRateLimiter<String>(limit: 2, per: .seconds(1)))))
       router.get("/") { _, _ in "ok" }
@@ -39,7 +39,7 @@
 
     /// Without following the server, the same client runs into its limit: the test above can fail.
     @Test func aClientThatDoesNotFollowIsRefused() async throws {
-      let router = Router(context: AddressContext.self)
+      let router = Router(context: RateLimitRequestContext.self)
       router.add(
         middleware: RateLimitMiddleware(RateLimitPolicy("api", KeyedRateLimiter<String>(limit: 2, per: .seconds(1)))))
       router.get("/") { _, _ in "ok" }
