@@ -84,8 +84,16 @@ public struct RateLimitGate: Sendable {
 
   /// Decides the request of `key`: every policy, all or nothing.
   public func decide(key: String) async throws -> Outcome {
-    if key.utf8.count > Self.maximumKeyLength { return .badRequest }
-    return outcome(try await decideAll(key: key))
+    try await decideNamingFallbacks(key: key).outcome
+  }
+
+  /// ``decide(key:)``, and the names of the policies a `WhenUnavailable` fallback answered
+  /// (`RateLimitDecision.isFallback`), for the middlewares' `ratelimit_fallback` counter.
+  package func decideNamingFallbacks(key: String) async throws -> (outcome: Outcome, fallbacks: [String]) {
+    if key.utf8.count > Self.maximumKeyLength { return (.badRequest, []) }
+    let decisions = try await decideAll(key: key)
+    let fallbacks = zip(policies, decisions).filter { $0.1.isFallback }.map(\.0.name)
+    return (outcome(decisions), fallbacks)
   }
 
   /// ``decide(key:)`` without suspending, for the middlewares: the answer when the one policy is an in-process

@@ -1,5 +1,6 @@
 #if Hummingbird
   public import Hummingbird
+  import Dispatch
   import HTTPTypes
   import Logging
   import Metrics
@@ -30,6 +31,10 @@
   /// (`PostgresRateLimiterError.unavailable` under `.throwError`) takes back the request's other grants and is
   /// answered **503 Service Unavailable** with `Retry-After: 1` (the store's back-off asks the database again
   /// within about a second) and no RateLimit fields, logged at `warning` with the error.
+  ///
+  /// Every limited request's whole decision is recorded by the swift-metrics timer
+  /// `ratelimit_decision_duration` (no dimensions), and a decision a `WhenUnavailable` policy answered
+  /// (`RateLimitDecision.isFallback`) is counted by `ratelimit_fallback{policy}`.
   @available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
   public struct RateLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The request.
@@ -48,6 +53,8 @@
     let unavailable: [Counter]
     /// `RateLimit-Policy` of the gate's in-process grants, made once: it never changes.
     let policyField: HTTPField?
+    /// `ratelimit_decision_duration`: each limited request's whole decision, every policy of it.
+    let decisionDuration = Timer(label: "ratelimit_decision_duration")
 
     /// - Parameters:
     ///   - policies: The limits every request takes from, for its key, in the order the header fields list them.
@@ -102,24 +109,38 @@
     ) async throws -> Response {
       if let select { return try await handle(select(request, context), request, context, next) }
       guard let key = key(request, context) else { return try await next(request, context) }
+      let start = DispatchTime.now().uptimeNanoseconds
       switch gate._decideInProcess(key: key) {
       case .granted(let state)?:
         // In-process, the usual answer: no suspension (an `async` call may hop executors, a fifth of a
         // hello-world route's time) and one field to make.
+        decided(since: start)
         countGranted()
         var response = try await next(request, context)
         addFields(rateLimit: state, to: &response.headers)
         return response
-      case .other(let outcome)?: return try await answer(outcome, key: key, request, context, next)
+      case .other(let outcome)?:
+        decided(since: start)
+        return try await answer(outcome, key: key, request, context, next)
       case nil:
         let outcome: RateLimitGate.Outcome
         do {
-          outcome = try await gate.decide(key: key)
+          let fallbacks: [String]
+          (outcome, fallbacks) = try await gate.decideNamingFallbacks(key: key)
+          decided(since: start, fallbacks: fallbacks)
         } catch {
+          decided(since: start)
           return storeCannotDecide(error, key: key, context)
         }
         return try await answer(outcome, key: key, request, context, next)
       }
+    }
+
+    /// Records a request's whole decision in `ratelimit_decision_duration`, and counts the policies a fallback
+    /// answered in `ratelimit_fallback{policy}`.
+    func decided(since start: UInt64, fallbacks: [String] = []) {
+      decisionDuration.recordNanoseconds(Int64(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds &- start))
+      for name in fallbacks { Counter(label: "ratelimit_fallback", dimensions: [("policy", name)]).increment() }
     }
 
     /// The `select` form: the request's own gate over its policies, its counters by policy name.
@@ -131,9 +152,13 @@
       let gate = RateLimitGate(selection.policies, headers: gate.headers, refusal: gate.refusal)
       let names = selection.policies.map(\.name)
       let outcome: RateLimitGate.Outcome
+      let start = DispatchTime.now().uptimeNanoseconds
       do {
-        outcome = try await gate.decide(key: key)
+        let fallbacks: [String]
+        (outcome, fallbacks) = try await gate.decideNamingFallbacks(key: key)
+        decided(since: start, fallbacks: fallbacks)
       } catch {
+        decided(since: start)
         for name in names { Self.counter(name, "unavailable").increment() }
         return response(RateLimitGate.answer(unavailable: error, key: key), context)
       }

@@ -1,4 +1,5 @@
 #if Vapor
+  import Dispatch
   import Logging
   import Metrics
   import NIOCore
@@ -28,6 +29,10 @@
   /// `refused`: this policy refused; `unavailable`: a limiter threw). An error a limiter throws while deciding
   /// (`.throwError`) takes back the request's other grants and is answered 503 Service Unavailable with
   /// `Retry-After: 1` and no RateLimit fields, logged at `warning`.
+  ///
+  /// Every limited request's whole decision is recorded by the swift-metrics timer
+  /// `ratelimit_decision_duration` (no dimensions), and a decision a `WhenUnavailable` policy answered
+  /// (`RateLimitDecision.isFallback`) is counted by `ratelimit_fallback{policy}`.
   public struct RateLimitMiddleware: AsyncMiddleware {
     let gate: RateLimitGate
     let key: @Sendable (Request) -> String?
@@ -40,6 +45,8 @@
     let unavailable: [Counter]
     /// `RateLimit-Policy` of the gate's in-process grants, made once: it never changes.
     let policyField: String?
+    /// `ratelimit_decision_duration`: each limited request's whole decision, every policy of it.
+    let decisionDuration = Timer(label: "ratelimit_decision_duration")
 
     /// - Parameters:
     ///   - policies: The limits every request takes from, for its key, in the order the header fields list them.
@@ -126,9 +133,13 @@
       let gate = RateLimitGate(selection.policies, headers: gate.headers, refusal: gate.refusal)
       let names = selection.policies.map(\.name)
       let outcome: RateLimitGate.Outcome
+      let start = DispatchTime.now().uptimeNanoseconds
       do {
-        outcome = try await gate.decide(key: key)
+        let fallbacks: [String]
+        (outcome, fallbacks) = try await gate.decideNamingFallbacks(key: key)
+        decided(since: start, fallbacks: fallbacks)
       } catch {
+        decided(since: start)
         for name in names { Self.counter(name, "unavailable").increment() }
         return Self.response(RateLimitGate.answer(unavailable: error, key: key), request)
       }
@@ -146,6 +157,13 @@
       }
     }
 
+    /// Records a request's whole decision in `ratelimit_decision_duration`, and counts the policies a fallback
+    /// answered in `ratelimit_fallback{policy}`.
+    private func decided(since start: UInt64, fallbacks: [String] = []) {
+      decisionDuration.recordNanoseconds(Int64(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds &- start))
+      for name in fallbacks { Counter(label: "ratelimit_fallback", dimensions: [("policy", name)]).increment() }
+    }
+
     /// Counts a granted request for every policy.
     private func countGranted() {
       for counter in granted { counter.increment() }
@@ -156,21 +174,28 @@
       if let select { return try await respond(to: request, selection: select(request), chainingTo: next) }
       guard let key = key(request) else { return try await next.respond(to: request) }
       let outcome: RateLimitGate.Outcome
+      let start = DispatchTime.now().uptimeNanoseconds
       switch gate._decideInProcess(key: key) {
       case .granted(let state)?:
         // In-process, the usual answer: no suspension (an `async` call may hop executors, a fifth of a
         // hello-world route's time) and one field to make.
+        decided(since: start)
         countGranted()
         let response = try await next.respond(to: request)
         if let policyField { response.headers.add(name: RateLimitFields.policyName, value: policyField) }
         if let state { response.headers.add(name: RateLimitFields.stateName, value: state) }
         return response
-      case .other(let decided)?: outcome = decided
+      case .other(let other)?:
+        decided(since: start)
+        outcome = other
       case nil:
         do {
-          outcome = try await gate.decide(key: key)
+          let fallbacks: [String]
+          (outcome, fallbacks) = try await gate.decideNamingFallbacks(key: key)
+          decided(since: start, fallbacks: fallbacks)
         } catch {
           // A store that cannot decide (`.throwError`): the gate took back every other grant.
+          decided(since: start)
           for counter in unavailable { counter.increment() }
           return Self.response(RateLimitGate.answer(unavailable: error, key: key), request)
         }

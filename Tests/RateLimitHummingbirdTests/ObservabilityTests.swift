@@ -49,6 +49,37 @@
       #expect(refusals.first?.metadata["ratelimit.policy"] == .string(policy))
       #expect(refusals.first?.metadata["ratelimit.key"] == "client")
     }
+
+    /// SPEC 4.2: every limited request's decision is timed (`ratelimit_decision_duration`, one value each), and
+    /// the decisions a fallback answered are counted by policy (`ratelimit_fallback`).
+    @Test func decisionsAreTimedAndFallbacksCounted() async throws {
+      let metrics = Self.metrics
+      let policy = "fallback-\(UInt64.random(in: 0...UInt64.max))"
+      let router = Router()
+      router.add(middleware: RateLimitMiddleware(RateLimitPolicy(policy, FallbackLimiter())) { _, _ in "client" })
+      router.get("/") { _, _ in "ok" }
+      let before = (try? metrics.expectTimer("ratelimit_decision_duration"))?.values.count ?? 0
+      try await Application(router: router).test(.router) { client in
+        for _ in 0..<4 { try await client.execute(uri: "/", method: .get) { #expect($0.status == .ok) } }
+      }
+      let fallback = try metrics.expectCounter("ratelimit_fallback", [("policy", policy)])
+      #expect(fallback.totalValue == 4)
+      let timer = try metrics.expectTimer("ratelimit_decision_duration")
+      // Other suites of this process time their requests too: at least these four.
+      #expect(timer.values.count >= before + 4)
+      #expect(timer.values.allSatisfy { $0 >= 0 })
+    }
+  }
+
+  /// A store answered by its `WhenUnavailable` policy on every request, as a `PostgresRateLimiter` with its
+  /// database away and `.allow`.
+  struct FallbackLimiter: SharedKeyedLimiter {
+    static let decision = RateLimitDecision(
+      isGranted: true, limit: 10, window: .seconds(10), remaining: 9, resetAfter: .seconds(1), retryAfter: nil,
+      isFallback: true)
+    func tryAcquire(_ permits: Int, for key: String) async throws -> Bool { true }
+    func retryAfter(_ permits: Int, for key: String) async throws -> Duration? { .zero }
+    func decide(_ permits: Int, for key: String) async throws -> RateLimitDecision { Self.decision }
   }
 
   /// Log entries, kept for a test to read.
