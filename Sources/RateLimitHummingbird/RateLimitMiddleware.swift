@@ -42,17 +42,11 @@
     /// The response.
     public typealias Output = Response
 
-    let gate: RateLimitGate
+    /// The fixed list's policies, made once (the `select` form makes its own per request).
+    let limits: Limits
     let key: @Sendable (Request, Context) -> String?
     /// The `select` form's closure; `nil` for a fixed list of policies.
     let select: (@Sendable (Request, Context) -> RateLimitSelection)?
-    /// `ratelimit_requests` for each policy, made once (swift-metrics is bootstrapped before the middleware is).
-    let granted: [Counter]
-    let refused: [String: Counter]
-    /// `decision="unavailable"` for each policy: a limiter threw while deciding.
-    let unavailable: [Counter]
-    /// `RateLimit-Policy` of the gate's in-process grants, made once: it never changes.
-    let policyField: HTTPField?
     /// `ratelimit_decision_duration`: each limited request's whole decision, every policy of it.
     let decisionDuration = Timer(label: "ratelimit_decision_duration")
 
@@ -73,13 +67,23 @@
       key: @escaping @Sendable (Request, Context) -> String?,
       select: (@Sendable (Request, Context) -> RateLimitSelection)? = nil
     ) {
-      self.gate = RateLimitGate(policies, headers: headers, refusal: refusal)
+      self.limits = Limits(RateLimitGate(policies, headers: headers, refusal: refusal), madeOnce: true)
       self.key = key
       self.select = select
-      self.granted = policies.map { Self.counter($0.name, "granted") }
-      self.refused = Dictionary(policies.map { ($0.name, Self.counter($0.name, "refused")) }) { first, _ in first }
-      self.unavailable = policies.map { Self.counter($0.name, "unavailable") }
-      self.policyField = gate._inProcessPolicyField.map { HTTPField(name: .rateLimitPolicy, value: $0) }
+    }
+
+    /// One list of policies as a request takes from it: the gate, its counters, and the `RateLimit-Policy`
+    /// field of its in-process grants (which never changes, so it is made with the gate).
+    struct Limits: Sendable {
+      let gate: RateLimitGate
+      let counters: PolicyCounters
+      let policyField: HTTPField?
+
+      init(_ gate: RateLimitGate, madeOnce: Bool) {
+        self.gate = gate
+        counters = PolicyCounters(gate.policies, madeOnce: madeOnce)
+        policyField = gate._inProcessPolicyField.map { HTTPField(name: .rateLimitPolicy, value: $0) }
+      }
     }
 
     /// Policies chosen per request (SPEC 4.2): `select` gives each request's key and policies (`.limit`), or
@@ -107,32 +111,50 @@
     public func handle(
       _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-      if let select { return try await handle(select(request, context), request, context, next) }
-      guard let key = key(request, context) else { return try await next(request, context) }
+      guard let select else {
+        guard let key = key(request, context) else { return try await next(request, context) }
+        return try await limit(key, by: limits, request, context, next)
+      }
+      // The `select` form: the request's own gate over the policies it chose, decided as a fixed list is.
+      let selection = select(request, context)
+      guard let key = selection.key else { return try await next(request, context) }
+      let gate = RateLimitGate(selection.policies, headers: limits.gate.headers, refusal: limits.gate.refusal)
+      return try await limit(key, by: Limits(gate, madeOnce: false), request, context, next)
+    }
+
+    /// Decides `key` by `limits`, then runs `next` (granted) or answers 429, 400 or 503.
+    func limit(
+      _ key: String, by limits: Limits, _ request: Request, _ context: Context,
+      _ next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
       let start = DispatchTime.now().uptimeNanoseconds
-      switch gate._decideInProcess(key: key) {
+      switch limits.gate._decideInProcess(key: key) {
       case .granted(let state)?:
         // In-process, the usual answer: no suspension (an `async` call may hop executors, a fifth of a
         // hello-world route's time) and one field to make.
         decided(since: start)
-        countGranted()
+        limits.counters.countGranted()
         var response = try await next(request, context)
-        addFields(rateLimit: state, to: &response.headers)
+        if let policyField = limits.policyField { response.headers.append(policyField) }
+        if let state { response.headers.append(HTTPField(name: .rateLimit, value: state)) }
         return response
       case .other(let outcome)?:
         decided(since: start)
-        return try await answer(outcome, key: key, request, context, next)
+        return try await answer(outcome, key: key, by: limits, request, context, next)
       case nil:
         let outcome: RateLimitGate.Outcome
         do {
           let fallbacks: [String]
-          (outcome, fallbacks) = try await gate.decideNamingFallbacks(key: key)
+          (outcome, fallbacks) = try await limits.gate.decideNamingFallbacks(key: key)
           decided(since: start, fallbacks: fallbacks)
         } catch {
+          // A store that cannot decide (`.throwError`): 503, `Retry-After: 1`, no RateLimit fields; the gate
+          // took back every other grant of the request.
           decided(since: start)
-          return storeCannotDecide(error, key: key, context)
+          limits.counters.countUnavailable()
+          return response(RateLimitGate.answer(unavailable: error, key: key), context)
         }
-        return try await answer(outcome, key: key, request, context, next)
+        return try await answer(outcome, key: key, by: limits, request, context, next)
       }
     }
 
@@ -143,73 +165,22 @@
       for name in fallbacks { Counter(label: "ratelimit_fallback", dimensions: [("policy", name)]).increment() }
     }
 
-    /// The `select` form: the request's own gate over its policies, its counters by policy name.
-    func handle(
-      _ selection: RateLimitSelection, _ request: Request, _ context: Context,
-      _ next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-      guard let key = selection.key else { return try await next(request, context) }
-      let gate = RateLimitGate(selection.policies, headers: gate.headers, refusal: gate.refusal)
-      let names = selection.policies.map(\.name)
-      let outcome: RateLimitGate.Outcome
-      let start = DispatchTime.now().uptimeNanoseconds
-      do {
-        let fallbacks: [String]
-        (outcome, fallbacks) = try await gate.decideNamingFallbacks(key: key)
-        decided(since: start, fallbacks: fallbacks)
-      } catch {
-        decided(since: start)
-        for name in names { Self.counter(name, "unavailable").increment() }
-        return response(RateLimitGate.answer(unavailable: error, key: key), context)
-      }
-      switch outcome {
-      case .granted(let fields):
-        for name in names { Self.counter(name, "granted").increment() }
-        var response = try await next(request, context)
-        for field in fields { Self.append(field, to: &response.headers) }
-        return response
-      case .refused(let refusal):
-        for name in refusal.refusedBy { Self.counter(name, "refused").increment() }
-        return response(gate.answer(for: outcome, key: key)!, context)
-      case .badRequest:
-        return response(gate.answer(for: outcome, key: key)!, context)
-      }
-    }
-
-    /// 503 Service Unavailable with `Retry-After: 1`, no RateLimit fields: a limiter threw while deciding
-    /// (`.throwError`); the gate took back every other grant of the request.
-    func storeCannotDecide(_ error: any Error, key: String, _ context: Context) -> Response {
-      for counter in unavailable { counter.increment() }
-      return response(RateLimitGate.answer(unavailable: error, key: key), context)
-    }
-
-    /// Counts a granted request for every policy.
-    func countGranted() {
-      for counter in granted { counter.increment() }
-    }
-
-    /// Adds an in-process grant's fields: `RateLimit-Policy` (made once) and `RateLimit`.
-    func addFields(rateLimit state: String?, to headers: inout HTTPFields) {
-      if let policyField { headers.append(policyField) }
-      if let state { headers.append(HTTPField(name: .rateLimit, value: state)) }
-    }
-
     /// The response for any outcome but an in-process grant.
     func answer(
-      _ outcome: RateLimitGate.Outcome, key: String, _ request: Request, _ context: Context,
+      _ outcome: RateLimitGate.Outcome, key: String, by limits: Limits, _ request: Request, _ context: Context,
       _ next: (Request, Context) async throws -> Response
     ) async throws -> Response {
       switch outcome {
       case .granted(let fields):
-        countGranted()
+        limits.counters.countGranted()
         var response = try await next(request, context)
         for field in fields { Self.append(field, to: &response.headers) }
         return response
       case .refused(let refusal):
-        for name in refusal.refusedBy { refused[name]?.increment() }
-        return response(gate.answer(for: outcome, key: key)!, context)
+        limits.counters.countRefused(by: refusal.refusedBy)
+        return response(limits.gate.answer(for: outcome, key: key)!, context)
       case .badRequest:
-        return response(gate.answer(for: outcome, key: key)!, context)
+        return response(limits.gate.answer(for: outcome, key: key)!, context)
       }
     }
 
@@ -224,10 +195,6 @@
       return Response(
         status: HTTPResponse.Status(code: answer.status), headers: headers,
         body: ResponseBody(byteBuffer: ByteBuffer(string: answer.body)))
-    }
-
-    private static func counter(_ policy: String, _ decision: String) -> Counter {
-      Counter(label: "ratelimit_requests", dimensions: [("policy", policy), ("decision", decision)])
     }
 
     private static func httpFields(_ fields: [(name: String, value: String)]) -> HTTPFields {

@@ -34,17 +34,11 @@
   /// `ratelimit_decision_duration` (no dimensions), and a decision a `WhenUnavailable` policy answered
   /// (`RateLimitDecision.isFallback`) is counted by `ratelimit_fallback{policy}`.
   public struct RateLimitMiddleware: AsyncMiddleware {
-    let gate: RateLimitGate
+    /// The fixed list's policies, made once (the `select` form makes its own per request).
+    let limits: Limits
     let key: @Sendable (Request) -> String?
     /// The `select` form's closure; `nil` for a fixed list of policies.
     let select: (@Sendable (Request) -> RateLimitSelection)?
-    /// `ratelimit_requests` for each policy, made once (swift-metrics is bootstrapped before the middleware is).
-    let granted: [Counter]
-    let refused: [String: Counter]
-    /// `decision="unavailable"` for each policy: a limiter threw while deciding.
-    let unavailable: [Counter]
-    /// `RateLimit-Policy` of the gate's in-process grants, made once: it never changes.
-    let policyField: String?
     /// `ratelimit_decision_duration`: each limited request's whole decision, every policy of it.
     let decisionDuration = Timer(label: "ratelimit_decision_duration")
 
@@ -64,13 +58,23 @@
       policies: [RateLimitPolicy], headers: RateLimitHeaders, refusal: RateLimitRefusalBody,
       key: @escaping @Sendable (Request) -> String?, select: (@Sendable (Request) -> RateLimitSelection)? = nil
     ) {
-      self.gate = RateLimitGate(policies, headers: headers, refusal: refusal)
+      self.limits = Limits(RateLimitGate(policies, headers: headers, refusal: refusal), madeOnce: true)
       self.key = key
       self.select = select
-      self.granted = policies.map { Self.counter($0.name, "granted") }
-      self.refused = Dictionary(policies.map { ($0.name, Self.counter($0.name, "refused")) }) { first, _ in first }
-      self.unavailable = policies.map { Self.counter($0.name, "unavailable") }
-      self.policyField = gate._inProcessPolicyField
+    }
+
+    /// One list of policies as a request takes from it: the gate, its counters, and the `RateLimit-Policy`
+    /// value of its in-process grants (which never changes, so it is made with the gate).
+    struct Limits: Sendable {
+      let gate: RateLimitGate
+      let counters: PolicyCounters
+      let policyField: String?
+
+      init(_ gate: RateLimitGate, madeOnce: Bool) {
+        self.gate = gate
+        counters = PolicyCounters(gate.policies, madeOnce: madeOnce)
+        policyField = gate._inProcessPolicyField
+      }
     }
 
     /// Keyed by the client's address (`clientKey(address:ipv6Prefix:)`: IPv6 by /64 unless `ipv6Prefix` says
@@ -125,38 +129,6 @@
       self.init(policies: [], headers: headers, refusal: refusal, key: { _ in nil }, select: select)
     }
 
-    /// The `select` form: the request's own gate over its policies, its counters by policy name.
-    private func respond(
-      to request: Request, selection: RateLimitSelection, chainingTo next: any AsyncResponder
-    ) async throws -> Response {
-      guard let key = selection.key else { return try await next.respond(to: request) }
-      let gate = RateLimitGate(selection.policies, headers: gate.headers, refusal: gate.refusal)
-      let names = selection.policies.map(\.name)
-      let outcome: RateLimitGate.Outcome
-      let start = DispatchTime.now().uptimeNanoseconds
-      do {
-        let fallbacks: [String]
-        (outcome, fallbacks) = try await gate.decideNamingFallbacks(key: key)
-        decided(since: start, fallbacks: fallbacks)
-      } catch {
-        decided(since: start)
-        for name in names { Self.counter(name, "unavailable").increment() }
-        return Self.response(RateLimitGate.answer(unavailable: error, key: key), request)
-      }
-      switch outcome {
-      case .granted(let fields):
-        for name in names { Self.counter(name, "granted").increment() }
-        let response = try await next.respond(to: request)
-        for field in fields { response.headers.add(name: field.name, value: field.value) }
-        return response
-      case .refused(let refusal):
-        for name in refusal.refusedBy { Self.counter(name, "refused").increment() }
-        return Self.response(gate.answer(for: outcome, key: key)!, request)
-      case .badRequest:
-        return Self.response(gate.answer(for: outcome, key: key)!, request)
-      }
-    }
-
     /// Records a request's whole decision in `ratelimit_decision_duration`, and counts the policies a fallback
     /// answered in `ratelimit_fallback{policy}`.
     private func decided(since start: UInt64, fallbacks: [String] = []) {
@@ -164,25 +136,35 @@
       for name in fallbacks { Counter(label: "ratelimit_fallback", dimensions: [("policy", name)]).increment() }
     }
 
-    /// Counts a granted request for every policy.
-    private func countGranted() {
-      for counter in granted { counter.increment() }
-    }
-
     /// Decides the request's key, then runs `next` (granted) or answers 429 (refused) or 400 (key too long).
     public func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-      if let select { return try await respond(to: request, selection: select(request), chainingTo: next) }
-      guard let key = key(request) else { return try await next.respond(to: request) }
+      guard let select else {
+        guard let key = key(request) else { return try await next.respond(to: request) }
+        return try await limit(key, by: limits, request, next)
+      }
+      // The `select` form: the request's own gate over the policies it chose, decided as a fixed list is.
+      let selection = select(request)
+      guard let key = selection.key else { return try await next.respond(to: request) }
+      let gate = RateLimitGate(selection.policies, headers: limits.gate.headers, refusal: limits.gate.refusal)
+      return try await limit(key, by: Limits(gate, madeOnce: false), request, next)
+    }
+
+    /// Decides `key` by `limits`, then runs `next` (granted) or answers 429, 400 or 503.
+    private func limit(
+      _ key: String, by limits: Limits, _ request: Request, _ next: any AsyncResponder
+    ) async throws -> Response {
       let outcome: RateLimitGate.Outcome
       let start = DispatchTime.now().uptimeNanoseconds
-      switch gate._decideInProcess(key: key) {
+      switch limits.gate._decideInProcess(key: key) {
       case .granted(let state)?:
         // In-process, the usual answer: no suspension (an `async` call may hop executors, a fifth of a
         // hello-world route's time) and one field to make.
         decided(since: start)
-        countGranted()
+        limits.counters.countGranted()
         let response = try await next.respond(to: request)
-        if let policyField { response.headers.add(name: RateLimitFields.policyName, value: policyField) }
+        if let policyField = limits.policyField {
+          response.headers.add(name: RateLimitFields.policyName, value: policyField)
+        }
         if let state { response.headers.add(name: RateLimitFields.stateName, value: state) }
         return response
       case .other(let other)?:
@@ -191,26 +173,26 @@
       case nil:
         do {
           let fallbacks: [String]
-          (outcome, fallbacks) = try await gate.decideNamingFallbacks(key: key)
+          (outcome, fallbacks) = try await limits.gate.decideNamingFallbacks(key: key)
           decided(since: start, fallbacks: fallbacks)
         } catch {
           // A store that cannot decide (`.throwError`): the gate took back every other grant.
           decided(since: start)
-          for counter in unavailable { counter.increment() }
+          limits.counters.countUnavailable()
           return Self.response(RateLimitGate.answer(unavailable: error, key: key), request)
         }
       }
       switch outcome {
       case .granted(let fields):
-        countGranted()
+        limits.counters.countGranted()
         let response = try await next.respond(to: request)
         for field in fields { response.headers.add(name: field.name, value: field.value) }
         return response
       case .refused(let refusal):
-        for name in refusal.refusedBy { refused[name]?.increment() }
-        return Self.response(gate.answer(for: outcome, key: key)!, request)
+        limits.counters.countRefused(by: refusal.refusedBy)
+        return Self.response(limits.gate.answer(for: outcome, key: key)!, request)
       case .badRequest:
-        return Self.response(gate.answer(for: outcome, key: key)!, request)
+        return Self.response(limits.gate.answer(for: outcome, key: key)!, request)
       }
     }
 
@@ -224,10 +206,6 @@
       headers.replaceOrAdd(name: .contentType, value: answer.contentType)
       return Response(
         status: HTTPResponseStatus(statusCode: answer.status), headers: headers, body: .init(string: answer.body))
-    }
-
-    private static func counter(_ policy: String, _ decision: String) -> Counter {
-      Counter(label: "ratelimit_requests", dimensions: [("policy", policy), ("decision", decision)])
     }
   }
 #endif
