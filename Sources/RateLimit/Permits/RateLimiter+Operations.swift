@@ -67,9 +67,10 @@ extension RateLimiter {
   /// `acquire`s, reservations for later instants) stay, and count; a reservation whose booking was forgotten
   /// gives nothing back when cancelled.
   public func reset() {
-    switch core {
-    case .window(let core): core.reset()
-    case .bucket(let core): core.reset()
+    core.operate {
+      $0.reset()
+    } bucket: {
+      $0.reset()
     }
   }
 
@@ -96,9 +97,10 @@ extension RateLimiter {
   /// - Complexity: O(1): one lock, one clock read.
   public func block(for duration: Duration) {
     requireNonNegative(duration, "duration", of: "RateLimiter")
-    switch core {
-    case .window(let core): core.block(for: duration)
-    case .bucket(let core): core.block(for: duration)
+    core.operate {
+      $0.block(for: duration)
+    } bucket: {
+      $0.block(for: duration)
     }
   }
 }

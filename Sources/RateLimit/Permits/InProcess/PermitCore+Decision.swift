@@ -15,15 +15,9 @@ extension KeyedPermitStore {
   /// its booking, for `undo(_:for:permits:)`.
   func decide(_ count: Int, for key: Key, undoable: Bool = false) -> (PermitVerdict, Booking?) {
     withNow { permits, now in
+      // More than the capacity, or a blocked key: refused, read without changing the key.
       let blockedUntil = permits.blockedUntil(key)
-      guard count <= capacity else {
-        return (
-          permits.peek(key, at: now) { book, state in
-            book.verdict(count, granted: false, at: now, blockedUntil: blockedUntil, in: state)
-          }, nil
-        )
-      }
-      if now < blockedUntil {
+      guard count <= capacity, now >= blockedUntil else {
         return (
           permits.peek(key, at: now) { book, state in
             book.verdict(count, granted: false, at: now, blockedUntil: blockedUntil, in: state)
