@@ -237,14 +237,13 @@ import Testing
         single = RateLimiter(limit: limit, per: window, clock: clock)
         keyed = KeyedRateLimiter(limit: limit, per: window, clock: clock)
       }
-      let capacity = bucket ? burst : limit
       var reservations: [(RateLimiter.Reservation, RateLimiter.Reservation)] = []
       var log: [String] = []
       log.append("limit \(limit) per \(window) burst \(burst)")
       for _ in 0..<40 {
-        let permits = Int.random(in: 1...capacity, using: &random)
-        let amount = Int.random(in: 0...(2 * capacity), using: &random)
-        let operation = Int.random(in: 0..<11, using: &random)
+        let permits = Int.random(in: 1...(single.burst ?? single.limit), using: &random)
+        let amount = Int.random(in: 0...(2 * (single.burst ?? single.limit)), using: &random)
+        let operation = Int.random(in: 0..<12, using: &random)
         log.append(
           "\(clock.now.components.seconds).\(clock.now.components.attoseconds / 1_000_000_000_000_000):\(operation)/\(permits)/\(amount)"
         )
@@ -273,6 +272,18 @@ import Testing
             b.cancel()
           }
         case 9: #expect(single.retryAfter(permits) == keyed.retryAfter(permits, for: "k"), "\(log)")
+        case 10:
+          let newLimit = Int.random(in: 1...4, using: &random)
+          let newWindow = Duration.seconds(Int.random(in: 0...5, using: &random))
+          if bucket {
+            let newBurst = Int.random(in: 1...4, using: &random)
+            single.update(limit: newLimit, per: newWindow, burst: newBurst)
+            keyed.update(limit: newLimit, per: newWindow, burst: newBurst)
+          } else {
+            single.update(limit: newLimit, per: newWindow)
+            keyed.update(limit: newLimit, per: newWindow)
+          }
+          log.append("update \(newLimit) per \(newWindow)")
         default: clock.advance(by: .milliseconds(Int.random(in: 0...3_000, using: &random)))
         }
         operations += 1

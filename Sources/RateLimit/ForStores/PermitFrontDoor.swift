@@ -9,12 +9,8 @@
 ///
 /// The public form of a decision is written once too, in ``PermitVerdict``.
 package struct PermitFrontDoor: Sendable {
-  /// N: the permits per ``window`` (sliding window), or the refill rate per ``window`` (token bucket).
-  package let limit: Int
-  /// T. `.zero`: no limiting.
-  package let window: Duration
-  /// B, the bucket's size; `nil` for a strict sliding window.
-  package let burst: Int?
+  /// The parameters now: those the limiter was made with, until an `update` (SPEC 4.2) changes them.
+  private let cell: ParameterCell
   /// The façade's name, in every trap's message.
   private let owner: StaticString
 
@@ -22,14 +18,43 @@ package struct PermitFrontDoor: Sendable {
   /// names `owner`, the parameter and its value.
   package init(limit: Int, window: Duration, burst: Int?, of owner: StaticString) {
     requirePermitParameters(limit: limit, window: window, burst: burst, of: owner)
-    (self.limit, self.window, self.burst, self.owner) = (limit, window, burst, owner)
+    self.cell = ParameterCell(PermitParameters(limit: limit, window: window, burst: burst))
+    self.owner = owner
   }
 
+  /// The parameters now, read once (a decision reports them all from one reading).
+  package var parameters: PermitParameters { cell.value }
+  /// N: the permits per ``window`` (sliding window), or the refill rate per ``window`` (token bucket).
+  package var limit: Int { parameters.limit }
+  /// T. `.zero`: no limiting.
+  package var window: Duration { parameters.window }
+  /// B, the bucket's size; `nil` for a strict sliding window.
+  package var burst: Int? { parameters.burst }
   /// The most permits one request can take: `burst`, or `limit` for a sliding window.
-  package var capacity: Int { burst ?? limit }
-
+  package var capacity: Int { parameters.capacity }
   /// `window == .zero`: every request up to the capacity is granted at once, and nothing is kept.
-  package var isUnlimited: Bool { window == .zero }
+  package var isUnlimited: Bool { parameters.isUnlimited }
+
+  /// `update(limit:per:)` and `update(limit:per:burst:)`: checks the new parameters as the initializers do, and
+  /// that they are the same rule (a sliding window stays one, a token bucket stays one: a trap names both);
+  /// then they are the door's. The caller changes its store's rule under the store's lock.
+  @discardableResult
+  package func update(limit: Int, window: Duration, burst: Int?) -> PermitParameters {
+    requirePermitParameters(limit: limit, window: window, burst: burst, of: owner)
+    let new = PermitParameters(limit: limit, window: window, burst: burst)
+    let current = parameters
+    if (current.burst == nil) != (burst == nil) {
+      fatalError(
+        "\(owner).update: cannot change the rule from \(current.ruleName) to \(new.ruleName); make a new limiter")
+    }
+    cell.value = new
+    return new
+  }
+
+  /// Takes parameters stored elsewhere (a database's stored rule) as the door's, unchecked.
+  package func adopt(_ parameters: PermitParameters) {
+    if cell.value != parameters { cell.value = parameters }
+  }
 
   /// The check of `tryAcquire`, `retryAfter` and `decide`: `permits` at least 1.
   package func check(_ permits: Int) {
@@ -44,16 +69,13 @@ package struct PermitFrontDoor: Sendable {
 
   /// `decide`'s public form, for every store: the verdict with this rule's quota (the capacity) and window.
   package func report(_ verdict: PermitVerdict) -> RateLimitDecision {
-    verdict.decision(limit: capacity, window: window, quotaWindow: quotaWindow)
+    let parameters = self.parameters
+    return verdict.decision(
+      limit: parameters.capacity, window: parameters.window, quotaWindow: parameters.quotaWindow)
   }
 
-  /// The time in which `capacity` permits are allocated: T for a sliding window, B × T / N for a token bucket
-  /// (the time to refill B; rounded up to the nanosecond); `.zero` with no limiting.
-  package var quotaWindow: Duration {
-    guard let burst, !isUnlimited else { return window }
-    let nanoseconds = wholeNanoseconds(window, roundingUp: true)
-    return .nanoseconds(Wide.product(Int64(burst), nanoseconds).dividedRoundingUp(by: Int64(limit)))
-  }
+  /// The time in which `capacity` permits are allocated (``PermitParameters/quotaWindow``).
+  package var quotaWindow: Duration { parameters.quotaWindow }
 
   /// `acquire`, for every store: checks the request; throws `CancellationError` if the task is cancelled already
   /// (nothing booked); books; throws the store's error for a request beyond the capacity or beyond `maxDelay`

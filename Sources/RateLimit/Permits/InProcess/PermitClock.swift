@@ -33,9 +33,10 @@ struct PermitClock: Sendable {
 /// What every permit operation shares, whatever keeps the state: the rule, the ids of bookings, and the latest
 /// clock reading (to notice a clock that goes back). Guarded by its owner's lock.
 struct PermitBook<Rule: PermitRule>: Sendable {
-  let rule: Rule
+  /// The rule now (an `update` replaces it).
+  private(set) var rule: Rule
   /// `window == .zero`: no limiting (every request up to the capacity is granted at once; nothing is kept).
-  let isUnlimited: Bool
+  private(set) var isUnlimited: Bool
   private var nextID: UInt64 = 0
   private var steps = ClockSteps()
   /// Every step back the clock took, summed.
@@ -94,6 +95,17 @@ struct PermitBook<Rule: PermitRule>: Sendable {
     let start = Swift.max(now, blockedUntil)
     if isUnlimited { return Nanoseconds.subtracting(start, now) }
     return Nanoseconds.subtracting(rule.earliest(permits, at: start, in: state), now)
+  }
+
+  /// `update` at `now`: the rule with `parameters` from now on. Returns the rule before, and whether each
+  /// state must start fresh (no limiting before or after: nothing was kept, or nothing will be read) rather
+  /// than be brought under the new rule (``PermitRule/adopt(_:from:at:)``).
+  mutating func update(to parameters: PermitParameters, at now: Int64) -> (old: Rule, startsFresh: Bool) {
+    let old = rule
+    let startsFresh = isUnlimited || parameters.isUnlimited
+    rule = old.updated(to: parameters, at: now)
+    isUnlimited = parameters.isUnlimited
+    return (old, startsFresh)
   }
 
   /// `Reservation.cancel()`.

@@ -2,7 +2,7 @@ extension PermitCore {
   /// ``RateLimiter/decide(_:)``: one lock, one clock read.
   func decide(_ permits: Int) -> PermitVerdict {
     withNow { book, state, now in
-      guard permits <= capacity else {
+      guard permits <= book.rule.capacity else {
         return book.verdict(permits, granted: false, at: now, blockedUntil: blockedUntil, in: state)
       }
       return book.decide(permits, at: now, blockedUntil: blockedUntil, in: &state).0
@@ -17,7 +17,7 @@ extension KeyedPermitStore {
     withNow { permits, now in
       // More than the capacity, or a blocked key: refused, read without changing the key.
       let blockedUntil = permits.blockedUntil(key)
-      guard count <= capacity, now >= blockedUntil else {
+      guard count <= permits.rule.capacity, now >= blockedUntil else {
         return (
           permits.peek(key, at: now) { book, state in
             book.verdict(count, granted: false, at: now, blockedUntil: blockedUntil, in: state)

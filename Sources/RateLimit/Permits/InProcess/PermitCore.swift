@@ -17,37 +17,51 @@ final class PermitCore<Rule: PermitRule>: BookingCanceller, @unchecked Sendable 
 
   init(rule: Rule, isUnlimited: Bool, clock: PermitClock) {
     self.book = PermitBook(rule: rule, isUnlimited: isUnlimited)
-    self.capacity = rule.capacity
     self.state = rule.fresh
     self.clock = clock
     self.waiters = WaiterTimeline(clock: clock)
   }
 
-  /// Immutable, so read without the lock (`book` is not: its ids change under the lock).
-  let capacity: Int
-
   /// Runs `body` under the lock with the clock read once (a step back is taken in first): `now` is on the rule's
   /// time line (``PermitBook/onTimeLine(_:)``), where every instant the state keeps is.
   func withNow<Result>(_ body: (inout PermitBook<Rule>, inout Rule.State, Int64) -> Result) -> Result {
+    lock.withLock { body(&book, &state, readNow()) }
+  }
+
+  /// ``withNow(_:)`` for a request of `permits`: one over the rule's capacity gets `refused(capacity)` without
+  /// the clock being read (the capacity is read under the lock: an `update` changes it).
+  @inline(__always)
+  func withNow<Result>(
+    within permits: Int, else refused: (Int) -> Result,
+    _ body: (inout PermitBook<Rule>, inout Rule.State, Int64) -> Result
+  ) -> Result {
     lock.withLock {
-      let reading = clock.now()
-      let jump = book.read(reading)
-      if jump > 0 {
-        if !Rule.takesStepsOnATimeLine { book.rule.clockWentBack(by: jump, in: &state) }
-        waiters.clockWentBack(by: jump)
-      }
-      return body(&book, &state, book.onTimeLine(reading))
+      let capacity = book.rule.capacity
+      guard permits <= capacity else { return refused(capacity) }
+      return body(&book, &state, readNow())
     }
   }
 
+  /// Reads the clock, under the lock, and takes a step back in: `now` on the rule's time line.
+  @inline(__always)
+  private func readNow() -> Int64 {
+    let reading = clock.now()
+    let jump = book.read(reading)
+    if jump > 0 {
+      if !Rule.takesStepsOnATimeLine { book.rule.clockWentBack(by: jump, in: &state) }
+      waiters.clockWentBack(by: jump)
+    }
+    return book.onTimeLine(reading)
+  }
+
   func tryAcquire(_ permits: Int) -> Bool {
-    guard permits <= capacity else { return false }
-    return withNow { book, state, now in book.tryAcquire(permits, at: now, blockedUntil: blockedUntil, in: &state) }
+    withNow(within: permits, else: { _ in false }) { book, state, now in
+      book.tryAcquire(permits, at: now, blockedUntil: blockedUntil, in: &state)
+    }
   }
 
   func reserve(_ permits: Int, within maxDelay: Duration?) -> BookingOutcome {
-    guard permits <= capacity else { return .exceedsCapacity(capacity: capacity) }
-    return withNow { book, state, now in
+    withNow(within: permits, else: { .exceedsCapacity(capacity: $0) }) { book, state, now in
       if var booking = book.reserve(permits, within: maxDelay, at: now, blockedUntil: blockedUntil, in: &state) {
         // The caller's instants are the clock's.
         booking.time = book.onClock(booking.time)
@@ -58,8 +72,9 @@ final class PermitCore<Rule: PermitRule>: BookingCanceller, @unchecked Sendable 
   }
 
   func retryAfter(_ permits: Int) -> Int64? {
-    guard permits <= capacity else { return nil }
-    return withNow { book, state, now in book.retryAfter(permits, at: now, blockedUntil: blockedUntil, in: state) }
+    withNow(within: permits, else: { _ in nil }) { book, state, now in
+      book.retryAfter(permits, at: now, blockedUntil: blockedUntil, in: state)
+    }
   }
 
   func cancel(_ booking: Booking) {
@@ -93,6 +108,14 @@ final class PermitCore<Rule: PermitRule>: BookingCanceller, @unchecked Sendable 
     withNow { book, state, now in
       book.reset(at: now, in: &state)
       blockedUntil = .min
+    }
+  }
+
+  /// ``RateLimiter/update(limit:per:)``: the rule with `parameters` from now on, the state brought under it.
+  func update(to parameters: PermitParameters) {
+    withNow { book, state, now in
+      let (old, startsFresh) = book.update(to: parameters, at: now)
+      if startsFresh { state = book.rule.fresh } else { book.rule.adopt(&state, from: old, at: now) }
     }
   }
 

@@ -64,6 +64,15 @@ protocol PermitRule: Sendable {
   /// the token bucket's Go arithmetic keeps `last` on the clock's own line.
   static var takesStepsOnATimeLine: Bool { get }
 
+  /// This rule with `parameters` from `now` on (SPEC 4.2 `update`): the same rule, new N and T (and B).
+  func updated(to parameters: PermitParameters, at now: Int64) -> Self
+
+  /// Brings `state`, kept under `old` until `now`, under this rule (an `update` at `now`).
+  func adopt(_ state: inout State, from old: Self, at now: Int64)
+
+  /// Whether ``adopt(_:from:at:)`` changes a state at all: if not, an update is O(1) however many keys are held.
+  static var adoptsStates: Bool { get }
+
   /// Whether `state` behaves, from `now` on, exactly as ``fresh`` would. May drop what no longer matters.
   func isFresh(_ state: inout State, at now: Int64) -> Bool
 }

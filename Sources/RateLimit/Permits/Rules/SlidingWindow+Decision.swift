@@ -18,7 +18,7 @@ extension SlidingWindow {
   /// The permits in (now − T, now] and the offset of the oldest booking in it (`log.count` if none), nothing
   /// being ahead: from the oldest booking on, taking off what has left the window.
   private func inWindow(at now: Int64, in log: Log) -> (permits: Int, oldest: Int) {
-    let start = Nanoseconds.subtracting(now, window)
+    let start = start(of: now)
     var permits = log.total
     var index = 0
     while index < log.count, log.time(at: index) <= start {
@@ -30,7 +30,7 @@ extension SlidingWindow {
 
   /// At rest once the last booking has left the window.
   func restAt(at now: Int64, in log: Log) -> Int64 {
-    guard let last = log.lastTime else { return .min }
+    guard let last = log.lastTime, last > floor else { return .min }
     return Nanoseconds.adding(last, window)
   }
 

@@ -7,13 +7,13 @@
 /// | `reset` | every booking at or before now goes; the bookings ahead stay |
 extension SlidingWindow {
   func charge(_ permits: Int, at now: Int64, id: UInt64, in log: inout Log) {
-    log.removeAll(notAfter: Nanoseconds.subtracting(now, window))
+    log.removeAll(notAfter: start(of: now))
     guard permits > 0 else { return }
     log.insertTaken(permits, newID: id, at: now)
   }
 
   func refund(_ permits: Int, at now: Int64, in log: inout Log) {
-    log.removeAll(notAfter: Nanoseconds.subtracting(now, window))
+    log.removeAll(notAfter: start(of: now))
     guard permits > 0 else { return }
     log.refund(permits, notAfter: now)
   }

@@ -22,8 +22,18 @@ struct SlidingWindow<Log: WindowLog>: PermitRule {
   let limit: Int
   /// T in nanoseconds, at least 1 (a zero window never reaches the rules).
   let window: Int64
+  /// Bookings at or before this instant are forgotten whatever the window: those that had left the window when
+  /// an `update` made it longer (SPEC 4.2). `.min` until then.
+  var floor: Int64 = .min
 
   var capacity: Int { limit }
+
+  /// The start of the window that ends at `instant`: bookings at or before it are outside (instant − T,
+  /// instant], and so are those at or before ``floor``.
+  @inline(__always)
+  func start(of instant: Int64) -> Int64 {
+    Swift.max(Nanoseconds.subtracting(instant, window), floor)
+  }
   var fresh: Log { Log() }
 
   func earliest(_ permits: Int, at now: Int64, in log: Log) -> Int64 {
@@ -38,7 +48,7 @@ struct SlidingWindow<Log: WindowLog>: PermitRule {
     var index = 0
     // Bookings at or before `instant − T` are outside (instant − T, instant].
     func leaveWindow() {
-      let start = Nanoseconds.subtracting(instant, window)
+      let start = start(of: instant)
       while index < count, log.time(at: index) <= start {
         inWindow &-= log.permits(at: index)
         index += 1
@@ -61,7 +71,7 @@ struct SlidingWindow<Log: WindowLog>: PermitRule {
   /// they leave room for the request; the first booking that does not fit must have left the window, at its
   /// time + T. `inWindow` stays within N − permits, so no sum overflows.
   private func earliestFromTheLatest(_ permits: Int, base: Int64, in log: Log) -> Int64 {
-    let start = Nanoseconds.subtracting(base, window)
+    let start = start(of: base)
     var inWindow = 0
     var index = log.count - 1
     while index >= 0 {
@@ -82,7 +92,7 @@ struct SlidingWindow<Log: WindowLog>: PermitRule {
     _ permits: Int, at now: Int64, notAfter deadline: Int64, id: UInt64, cancellable: Bool,
     in log: inout Log
   ) -> Booking? {
-    log.removeAll(notAfter: Nanoseconds.subtracting(now, window))
+    log.removeAll(notAfter: start(of: now))
     // A booking ahead and a deadline before it (`tryAcquire`): refused in O(1), however many are ahead.
     if let last = log.lastTime, last > deadline { return nil }
     let time = earliest(permits, at: now, in: log)
@@ -104,7 +114,7 @@ struct SlidingWindow<Log: WindowLog>: PermitRule {
   static var takesStepsOnATimeLine: Bool { true }
 
   func isFresh(_ log: inout Log, at now: Int64) -> Bool {
-    log.removeAll(notAfter: Nanoseconds.subtracting(now, window))
+    log.removeAll(notAfter: start(of: now))
     return log.isEmpty
   }
 }

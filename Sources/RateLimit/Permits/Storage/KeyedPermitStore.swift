@@ -11,46 +11,57 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
   let clock: PermitClock
   /// The waiters, moved back with the clock.
   let waiters: WaiterTimeline
-  let capacity: Int
-  private let isUnlimited: Bool
 
   init(rule: Rule, isUnlimited: Bool, clock: PermitClock) {
     self.permits = KeyedPermits(rule: rule, isUnlimited: isUnlimited)
     self.clock = clock
     self.waiters = WaiterTimeline(clock: clock)
-    self.capacity = rule.capacity
-    self.isUnlimited = isUnlimited
   }
 
   /// Runs `body` under the lock with the clock read once and taken in: `now` is on the rule's time line
   /// (``PermitBook/onTimeLine(_:)``), where every instant the state keeps is.
   func withNow<Result>(_ body: (inout KeyedPermits<Key, Rule>, Int64) -> Result) -> Result {
+    lock.withLock { body(&permits, readNow()) }
+  }
+
+  /// ``withNow(_:)`` for a request of `count`: one over the rule's capacity gets `refused(capacity)` without the
+  /// clock being read (the capacity is read under the lock: an `update` changes it).
+  @inline(__always)
+  func withNow<Result>(
+    within count: Int, else refused: (Int) -> Result, _ body: (inout KeyedPermits<Key, Rule>, Int64) -> Result
+  ) -> Result {
     lock.withLock {
-      let reading = clock.now()
-      let jump = permits.read(reading)
-      if jump > 0 { waiters.clockWentBack(by: jump) }
-      return body(&permits, permits.book.onTimeLine(reading))
+      let capacity = permits.rule.capacity
+      guard count <= capacity else { return refused(capacity) }
+      return body(&permits, readNow())
     }
   }
 
+  /// Reads the clock, under the lock, and takes a step back in: `now` on the rule's time line.
+  @inline(__always)
+  private func readNow() -> Int64 {
+    let reading = clock.now()
+    let jump = permits.read(reading)
+    if jump > 0 { waiters.clockWentBack(by: jump) }
+    return permits.book.onTimeLine(reading)
+  }
+
   func tryAcquire(_ count: Int, for key: Key) -> Bool {
-    guard count <= capacity else { return false }
-    return withNow { permits, now in
+    withNow(within: count, else: { _ in false }) { permits, now in
       let blockedUntil = permits.blockedUntil(key)
       if now < blockedUntil { return false }
       // No limiting: nothing to keep.
-      if isUnlimited { return true }
+      if permits.book.isUnlimited { return true }
       return permits.update(key, at: now) { book, state in book.tryAcquire(count, at: now, in: &state) }
     }
   }
 
   func reserve(_ count: Int, for key: Key, within maxDelay: Duration?) -> BookingOutcome {
-    guard count <= capacity else { return .exceedsCapacity(capacity: capacity) }
-    return withNow { permits, now in
+    withNow(within: count, else: { .exceedsCapacity(capacity: $0) }) { permits, now in
       // The caller's instants are the clock's.
       let reading = permits.book.onClock(now)
       let blockedUntil = permits.blockedUntil(key)
-      if isUnlimited && now >= blockedUntil {
+      if permits.book.isUnlimited && now >= blockedUntil {
         return .booked(Booking(time: reading, permits: count, id: 0), now: reading)
       }
       // A request on a fresh key is always booked (it is within the capacity, and nothing waits): a refusal
@@ -70,8 +81,7 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
   }
 
   func retryAfter(_ count: Int, for key: Key) -> Int64? {
-    guard count <= capacity else { return nil }
-    return withNow { permits, now in
+    withNow(within: count, else: { _ in nil }) { permits, now in
       let blockedUntil = permits.blockedUntil(key)
       return permits.peek(key, at: now) { book, state in
         book.retryAfter(count, at: now, blockedUntil: blockedUntil, in: state)
@@ -91,6 +101,11 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
       permits.update(key, at: now) { book, state in book.cancel(booking, at: instant, in: &state) }
       permits.forgetIfFresh(key, at: now)
     }
+  }
+
+  /// ``KeyedRateLimiter/update(limit:per:)``: the rule with `parameters` from now on, every key kept.
+  func update(to parameters: PermitParameters) {
+    withNow { permits, now in permits.update(to: parameters, at: now) }
   }
 
   /// The keys not fresh at `now`: sweeps them all first, so it is exact. O(keys).

@@ -131,6 +131,37 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
     if !blocks.isEmpty { blocks[key] = nil }
   }
 
+  /// `update` at `now` (SPEC 4.2): the rule with `parameters` from now on. Every key keeps its state, brought
+  /// under the new rule: a sliding window's logs need nothing (O(1)); a token bucket's credit is converted, key
+  /// by key (O(keys held)); with no limiting before or after, every key starts fresh (blocks stay).
+  mutating func update(to parameters: PermitParameters, at now: Int64) {
+    let (old, startsFresh) = book.update(to: parameters, at: now)
+    recent = nil
+    scratch = rule.fresh
+    guard startsFresh || Rule.adoptsStates else { return }
+    var index = packed.startIndex
+    while index != packed.endIndex {
+      let key = packed.keys[index]
+      if Rule.isAside(packed.values[index]) {
+        catchUp(key)
+        if startsFresh { aside[key]!.state = rule.fresh } else { rule.adopt(&aside[key]!.state, from: old, at: now) }
+      } else {
+        var state = rule.fresh
+        if !startsFresh {
+          old.unpack(&packed.values[index], into: &state)
+          rule.adopt(&state, from: old, at: now)
+        }
+        if let repacked = rule.pack(&state, at: now) {
+          packed.values[index] = repacked
+        } else {
+          aside[key] = Aside(state: state, stepsBack: book.stepsBack)
+          packed.values[index] = Rule.aside
+        }
+      }
+      packed.formIndex(after: &index)
+    }
+  }
+
   /// Whether `key` holds any state (a key that does not is fresh).
   func holds(_ key: Key) -> Bool { packed[key] != nil }
 

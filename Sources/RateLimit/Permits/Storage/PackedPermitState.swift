@@ -62,7 +62,7 @@ extension SlidingWindow: PackablePermitRule where Log == KeyedWindowLog {
   static func isAside(_ packed: KeyedWindowLog) -> Bool { false }
 
   func pack(_ log: inout KeyedWindowLog, at now: Int64) -> KeyedWindowLog? {
-    log.removeAll(notAfter: Nanoseconds.subtracting(now, window))
+    log.removeAll(notAfter: start(of: now))
     defer { log = .empty }
     return log
   }
@@ -74,6 +74,6 @@ extension SlidingWindow: PackablePermitRule where Log == KeyedWindowLog {
 
   func isFresh(_ packed: KeyedWindowLog, at now: Int64) -> Bool {
     // Fresh once the latest booking has left the window.
-    (packed.lastTime ?? .min) <= Nanoseconds.subtracting(now, window)
+    (packed.lastTime ?? .min) <= start(of: now)
   }
 }
