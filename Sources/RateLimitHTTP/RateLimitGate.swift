@@ -44,7 +44,9 @@ public struct RateLimitGate: Sendable {
     self.headers = headers
     self.refusal = refusal
     self.quotedNames = policies.map { RateLimitFields.structuredString($0.name) }
-    if policies.count == 1, let keyed = policies[0].limiter as? KeyedRateLimiter<String>, keyed.window > .zero {
+    if policies.count == 1, policies[0].isPlain, let keyed = policies[0].limiter as? KeyedRateLimiter<String>,
+      keyed.window > .zero
+    {
       var field = ""
       RateLimitFields.appendPolicy(
         quotedNames[0], limit: keyed.burst ?? keyed.limit, quotaWindow: keyed.quotaWindow, separated: false,
@@ -83,17 +85,26 @@ public struct RateLimitGate: Sendable {
   }
 
   /// Decides the request of `key`: every policy, all or nothing.
+  ///
+  /// A policy with `counting` other than `.every` keeps its grant here: the middlewares give it back by the
+  /// response's status (``decideRequest(key:)``).
   public func decide(key: String) async throws -> Outcome {
-    try await decideNamingFallbacks(key: key).outcome
+    try await decideRequest(key: key).outcome
   }
 
-  /// ``decide(key:)``, and the names of the policies a `WhenUnavailable` fallback answered
-  /// (`RateLimitDecision.isFallback`), for the middlewares' `ratelimit_fallback` counter.
-  package func decideNamingFallbacks(key: String) async throws -> (outcome: Outcome, fallbacks: [String]) {
-    if key.utf8.count > Self.maximumKeyLength { return (.badRequest, []) }
+  /// ``decide(key:)``, with what a middleware does beside the outcome: the policies a `WhenUnavailable` fallback
+  /// answered (`RateLimitDecision.isFallback`), the shadow policies that refused, and the grants the response's
+  /// status may give back (``Settlement``).
+  package func decideRequest(key: String) async throws -> Decided {
+    if key.utf8.count > Self.maximumKeyLength { return Decided(outcome: .badRequest) }
+    guard policies.allSatisfy(\.isPlain) else { return try await decideOperated(key: key) }
     let decisions = try await decideAll(key: key)
-    let fallbacks = zip(policies, decisions).filter { $0.1.isFallback }.map(\.0.name)
-    return (outcome(decisions), fallbacks)
+    return Decided(outcome: outcome(decisions), fallbacks: fallbacks(decisions))
+  }
+
+  /// The names of the policies whose decision a `WhenUnavailable` fallback answered.
+  func fallbacks(_ decisions: [RateLimitDecision]) -> [String] {
+    zip(policies, decisions).filter { $0.1.isFallback }.map(\.0.name)
   }
 
   /// ``decide(key:)`` without suspending, for the middlewares: the answer when the one policy is an in-process
@@ -128,12 +139,14 @@ public struct RateLimitGate: Sendable {
   }
 
   /// The outcome of the policies' decisions, made all or nothing.
-  private func outcome(_ decisions: [RateLimitDecision]) -> Outcome {
+  func outcome(_ decisions: [RateLimitDecision]) -> Outcome {
     let fields = headerFields(decisions)
-    guard decisions.contains(where: { !$0.isGranted }) else { return .granted(fields: fields) }
+    guard zip(policies, decisions).contains(where: { !$0.mode.isShadow && !$1.isGranted }) else {
+      return .granted(fields: fields)
+    }
     var refusedBy: [String] = []
     var retryAfter: Duration? = .zero
-    for (policy, decision) in zip(policies, decisions) where !decision.isGranted {
+    for (policy, decision) in zip(policies, decisions) where !decision.isGranted && !policy.mode.isShadow {
       refusedBy.append(policy.name)
       if let wait = decision.retryAfter, let longest = retryAfter {
         retryAfter = max(longest, wait)
@@ -150,7 +163,7 @@ public struct RateLimitGate: Sendable {
   }
 
   /// The RateLimit fields for these decisions (none with ``RateLimitHeaders/none``). A policy without limiting
-  /// (a zero window) is not listed: the draft forbids `w=0`; with none left, no fields at all.
+  /// (a zero window) is not listed: the draft forbids `w=0`; nor is a shadow policy; with none left, no fields.
   func headerFields(_ decisions: [RateLimitDecision]) -> [(name: String, value: String)] {
     guard headers.addsRateLimitFields, !policies.isEmpty else { return [] }
     var policy = ""
@@ -159,7 +172,7 @@ public struct RateLimitGate: Sendable {
     policy.reserveCapacity(32 * decisions.count)
     state.reserveCapacity(32 * decisions.count)
     var listed = 0
-    for (index, decision) in decisions.enumerated() where decision.window > .zero {
+    for (index, decision) in decisions.enumerated() where decision.window > .zero && !policies[index].mode.isShadow {
       RateLimitFields.appendPolicy(
         quotedNames[index], limit: decision.limit, quotaWindow: decision.quotaWindow, separated: listed > 0,
         to: &policy)
@@ -194,6 +207,14 @@ public struct RateLimitGate: Sendable {
   /// back exactly: in process at once, a `PostgresRateLimiter`'s by revoking its booking (one more round trip,
   /// before the response). Only a limiter of the app's own (`SharedKeyedLimiter` alone) keeps what it granted.
   private func decideInOrder(key: String) async throws -> [RateLimitDecision] {
+    let (made, decisions) = try await decideEach(key: key)
+    return await _UndoableDecision.allOrNothing(made, decisions)
+  }
+
+  /// Every policy's decision, each undoable where its limiter can take a grant back: the in-process ones first,
+  /// synchronously, in policy order; then the others all at once. On an error every grant is taken back, then
+  /// the error propagates.
+  func decideEach(key: String) async throws -> (made: [_UndoableDecision?], decisions: [RateLimitDecision]) {
     var made = [_UndoableDecision?](repeating: nil, count: policies.count)
     var decisions = [RateLimitDecision?](repeating: nil, count: policies.count)
     var others: [Int] = []
@@ -233,6 +254,6 @@ public struct RateLimitGate: Sendable {
       await _UndoableDecision.undoGrants(made)
       throw failure
     }
-    return await _UndoableDecision.allOrNothing(made, decisions.map { $0! })
+    return (made, decisions.map { $0! })
   }
 }

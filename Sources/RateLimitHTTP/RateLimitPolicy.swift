@@ -18,16 +18,36 @@ public struct RateLimitPolicy: Sendable {
   public let permits: Int
   /// The limiter that decides.
   public let limiter: any SharedKeyedLimiter
+  /// Which granted requests keep their permits (``RateLimitCounting``); `.every` by default.
+  public let counting: RateLimitCounting
+  /// Whether the policy refuses (`.enforce`, the default) or only says what it would refuse (`.shadow`).
+  public let mode: RateLimitPolicyMode
+  /// How long a key is blocked on ``limiter`` after this policy refuses it by its rule; `nil`: not at all.
+  public let penalty: Duration?
 
   /// - Parameters:
   ///   - name: The identifier in the header fields.
   ///   - limiter: The limiter that decides, per key.
   ///   - permits: Permits one request takes; at least 1 (anything else traps, naming the value).
-  public init(_ name: String, _ limiter: some SharedKeyedLimiter, permits: Int = 1) {
-    if permits < 1 { fatalError("RateLimitPolicy: permits must be at least 1, got permits: \(permits)") }
-    self.name = name
-    self.limiter = limiter
-    self.permits = permits
+  ///   - counting: Which granted requests keep their permits, by the response's status (``RateLimitCounting``):
+  ///     `.failures` for a login limit. The others' are given back exactly after the route answers.
+  ///   - mode: `.shadow` to decide and count the policy without ever refusing (``RateLimitPolicyMode``).
+  ///   - penalty: When an enforced policy refuses a request by its rule (not by a block already in force), the
+  ///     key is blocked on `limiter` for this long from then (`OperableKeyedLimiter.block(_:for:)`); refusals
+  ///     during the block do not extend it, and the refusal's `Retry-After` reports the block's end. Not
+  ///     negative; the limiter must be an `OperableKeyedLimiter` (both checked here: a trap names the value).
+  ///
+  /// ```swift
+  /// // 5 failed attempts per 15 minutes per address, then blocked for an hour; a success costs nothing.
+  /// let logins = KeyedRateLimiter<String>(limit: 5, per: .seconds(900))
+  /// let login = RateLimitPolicy(
+  ///   "login", logins, counting: .failures, penalty: .seconds(3_600))
+  /// ```
+  public init(
+    _ name: String, _ limiter: some SharedKeyedLimiter, permits: Int = 1, counting: RateLimitCounting = .every,
+    mode: RateLimitPolicyMode = .enforce, penalty: Duration? = nil
+  ) {
+    self.init(name, limiter: limiter, permits: permits, counting: counting, mode: mode, penalty: penalty)
   }
 
   /// The same policy taking another number of permits (a request's cost): an export route that costs 5.
@@ -38,16 +58,33 @@ public struct RateLimitPolicy: Sendable {
   ///
   /// - Parameter permits: At least 1 (anything else traps, naming the value).
   public func permits(_ permits: Int) -> RateLimitPolicy {
-    RateLimitPolicy(name, limiter: limiter, permits: permits)
+    RateLimitPolicy(name, limiter: limiter, permits: permits, counting: counting, mode: mode, penalty: penalty)
   }
 
-  /// A policy over an existential limiter (``permits(_:)``).
-  private init(_ name: String, limiter: any SharedKeyedLimiter, permits: Int) {
+  /// A policy over an existential limiter (``permits(_:)``), checked.
+  private init(
+    _ name: String, limiter: any SharedKeyedLimiter, permits: Int, counting: RateLimitCounting,
+    mode: RateLimitPolicyMode, penalty: Duration?
+  ) {
     if permits < 1 { fatalError("RateLimitPolicy: permits must be at least 1, got permits: \(permits)") }
+    if let penalty {
+      if penalty < .zero { fatalError("RateLimitPolicy: penalty must not be negative, got penalty: \(penalty)") }
+      if !(limiter is any OperableKeyedLimiter) {
+        fatalError(
+          "RateLimitPolicy: a penalty needs an OperableKeyedLimiter (one that can block a key), got \(type(of: limiter))"
+        )
+      }
+    }
     self.name = name
     self.limiter = limiter
     self.permits = permits
+    self.counting = counting
+    self.mode = mode
+    self.penalty = penalty
   }
+
+  /// Whether the policy is decided as in 4.1: enforced, every grant kept, no penalty (the fast paths).
+  package var isPlain: Bool { counting.keepsEvery && !mode.isShadow && penalty == nil }
 }
 
 /// Which header fields a limited response carries: ``ietf`` (the default) or ``none``.

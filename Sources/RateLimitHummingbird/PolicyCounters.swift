@@ -23,13 +23,19 @@
       )
     }
 
-    /// Every policy granted.
-    func countGranted() {
+    /// Every policy granted, but the shadow policies in `shadowRefused` (counted as `shadow_refused`).
+    func countGranted(except shadowRefused: [String] = []) {
+      guard shadowRefused.isEmpty else { return count(names.filter { !shadowRefused.contains($0) }, "granted") }
       guard let made else { return count(names, "granted") }
       for counter in made.granted { counter.increment() }
     }
 
-    /// These policies refused.
+    /// These shadow policies refused (the request went on, or another policy refused it).
+    func countShadowRefused(_ names: [String]) {
+      count(names, "shadow_refused")
+    }
+
+    /// These enforced policies refused.
     func countRefused(by refusedBy: [String]) {
       guard let made else { return count(refusedBy, "refused") }
       for name in refusedBy { made.refused[name]?.increment() }

@@ -142,11 +142,10 @@
         decided(since: start)
         return try await answer(outcome, key: key, by: limits, request, context, next)
       case nil:
-        let outcome: RateLimitGate.Outcome
+        let result: RateLimitGate.Decided
         do {
-          let fallbacks: [String]
-          (outcome, fallbacks) = try await limits.gate.decideNamingFallbacks(key: key)
-          decided(since: start, fallbacks: fallbacks)
+          result = try await limits.gate.decideRequest(key: key)
+          decided(since: start, fallbacks: result.fallbacks)
         } catch {
           // A store that cannot decide (`.throwError`): 503, `Retry-After: 1`, no RateLimit fields; the gate
           // took back every other grant of the request.
@@ -154,7 +153,15 @@
           limits.counters.countUnavailable()
           return response(RateLimitGate.answer(unavailable: error, key: key), context)
         }
-        return try await answer(outcome, key: key, by: limits, request, context, next)
+        if !result.shadowRefused.isEmpty {
+          limits.counters.countShadowRefused(result.shadowRefused)
+          context.logger.info(
+            "shadow rate limit policies would have refused",
+            metadata: ["policies": .string(result.shadowRefused.joined(separator: ",")), "key": .string(key)])
+        }
+        return try await answer(
+          result.outcome, key: key, by: limits, request, context, next, shadowRefused: result.shadowRefused,
+          settlement: result.settlement)
       }
     }
 
@@ -168,12 +175,21 @@
     /// The response for any outcome but an in-process grant.
     func answer(
       _ outcome: RateLimitGate.Outcome, key: String, by limits: Limits, _ request: Request, _ context: Context,
-      _ next: (Request, Context) async throws -> Response
+      _ next: (Request, Context) async throws -> Response, shadowRefused: [String] = [],
+      settlement: RateLimitGate.Settlement? = nil
     ) async throws -> Response {
       switch outcome {
       case .granted(let fields):
-        limits.counters.countGranted()
-        var response = try await next(request, context)
+        limits.counters.countGranted(except: shadowRefused)
+        var response: Response
+        do {
+          response = try await next(request, context)
+        } catch {
+          // Counted with the status Hummingbird will answer; the framework renders the error (no fields).
+          await settlement?.settle(status: Int((error as? any HTTPResponseError)?.status.code ?? 500))
+          throw error
+        }
+        await settlement?.settle(status: response.status.code)
         for field in fields { Self.append(field, to: &response.headers) }
         return response
       case .refused(let refusal):

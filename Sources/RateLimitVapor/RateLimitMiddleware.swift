@@ -154,6 +154,8 @@
       _ key: String, by limits: Limits, _ request: Request, _ next: any AsyncResponder
     ) async throws -> Response {
       let outcome: RateLimitGate.Outcome
+      var shadowRefused: [String] = []
+      var settlement: RateLimitGate.Settlement?
       let start = DispatchTime.now().uptimeNanoseconds
       switch limits.gate._decideInProcess(key: key) {
       case .granted(let state)?:
@@ -171,21 +173,36 @@
         decided(since: start)
         outcome = other
       case nil:
+        let result: RateLimitGate.Decided
         do {
-          let fallbacks: [String]
-          (outcome, fallbacks) = try await limits.gate.decideNamingFallbacks(key: key)
-          decided(since: start, fallbacks: fallbacks)
+          result = try await limits.gate.decideRequest(key: key)
+          decided(since: start, fallbacks: result.fallbacks)
         } catch {
           // A store that cannot decide (`.throwError`): the gate took back every other grant.
           decided(since: start)
           limits.counters.countUnavailable()
           return Self.response(RateLimitGate.answer(unavailable: error, key: key), request)
         }
+        if !result.shadowRefused.isEmpty {
+          limits.counters.countShadowRefused(result.shadowRefused)
+          request.logger.info(
+            "shadow rate limit policies would have refused",
+            metadata: ["policies": .string(result.shadowRefused.joined(separator: ",")), "key": .string(key)])
+        }
+        (outcome, shadowRefused, settlement) = (result.outcome, result.shadowRefused, result.settlement)
       }
       switch outcome {
       case .granted(let fields):
-        limits.counters.countGranted()
-        let response = try await next.respond(to: request)
+        limits.counters.countGranted(except: shadowRefused)
+        let response: Response
+        do {
+          response = try await next.respond(to: request)
+        } catch {
+          // Counted with the status Vapor will answer; the framework renders the error (no fields).
+          await settlement?.settle(status: Int((error as? any AbortError)?.status.code ?? 500))
+          throw error
+        }
+        await settlement?.settle(status: Int(response.status.code))
         for field in fields { response.headers.add(name: field.name, value: field.value) }
         return response
       case .refused(let refusal):

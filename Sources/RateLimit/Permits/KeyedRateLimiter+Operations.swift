@@ -125,3 +125,14 @@ public protocol OperableKeyedLimiter: SharedKeyedLimiter {
 }
 
 extension KeyedRateLimiter: OperableKeyedLimiter where Key == String {}
+
+extension KeyedRateLimiter: _BlockReportingLimiter where Key == String {
+  /// Whether `key` is refused now by a block (RateLimitHTTP's penalties).
+  package func _isBlocked(_ key: String) -> Bool {
+    store.operate {
+      $0.isBlocked(key)
+    } bucket: {
+      $0.isBlocked(key)
+    }
+  }
+}

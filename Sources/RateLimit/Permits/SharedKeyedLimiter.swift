@@ -43,3 +43,10 @@ package protocol _JointlyDecidingLimiter: SharedKeyedLimiter {
   func _decideJointly(_ parts: [(limiter: any SharedKeyedLimiter, permits: Int)], for key: String) async throws
     -> [RateLimitDecision]
 }
+
+/// A limiter that says whether a key is blocked now (`block(_:for:)`), so that a middleware's penalty is not
+/// extended by the refusals of the block it set. RateLimitHTTP asks it; not for apps.
+package protocol _BlockReportingLimiter: SharedKeyedLimiter {
+  /// Whether `key` is refused now by a block.
+  func _isBlocked(_ key: String) async throws -> Bool
+}

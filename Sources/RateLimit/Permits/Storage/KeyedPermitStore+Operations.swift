@@ -54,3 +54,10 @@ extension KeyedPermitStore {
     }
   }
 }
+
+extension KeyedPermitStore {
+  /// Whether `key` is blocked now.
+  func isBlocked(_ key: Key) -> Bool {
+    withNow { permits, now in now < permits.blockedUntil(key) }
+  }
+}

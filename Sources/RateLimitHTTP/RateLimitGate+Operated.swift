@@ -1,0 +1,81 @@
+import RateLimit
+
+/// The policies 4.2 added to a gate (SPEC 4.2, "The middleware: the rules added"): `counting`, `.shadow` and
+/// `penalty`. A gate whose policies are all plain (enforced, every grant kept, no penalty) never comes here.
+///
+/// | the request | enforced policies | shadow policies | after the route |
+/// |---|---|---|---|
+/// | every enforced policy grants | keep their grants | a refusal is reported, takes nothing | grants whose `counting` excludes the status are given back |
+/// | an enforced policy refuses | every grant taken back; a refusal by the rule with a `penalty` blocks the key | grants taken back | nothing |
+extension RateLimitGate {
+  /// What a middleware does with one request beside the outcome.
+  package struct Decided: Sendable {
+    /// What to answer.
+    package var outcome: Outcome
+    /// The policies whose decision a `WhenUnavailable` fallback answered.
+    package var fallbacks: [String] = []
+    /// The shadow policies that refused (the request went on).
+    package var shadowRefused: [String] = []
+    /// The grants the response's status may give back.
+    package var settlement = Settlement(grants: [])
+  }
+
+  /// Grants of policies whose `counting` does not keep every response's permits, given back by the status.
+  package struct Settlement: Sendable {
+    let grants: [(counting: RateLimitCounting, grant: _UndoableDecision)]
+
+    /// Whether there is nothing to give back, whatever the status.
+    package var isEmpty: Bool { grants.isEmpty }
+
+    /// Gives back exactly the grants whose policy does not count a response with `status` (in process at once;
+    /// `PostgresRateLimiter`'s in one round trip each; if that fails, the permits stay taken).
+    package func settle(status: Int) async {
+      for (counting, grant) in grants where !counting.keepsPermits(of: status) { _ = await grant.undo() }
+    }
+  }
+
+  /// Decides every policy undoably, then: an enforced refusal takes every grant back and blocks the keys of the
+  /// penalised policies that refused by their rule; otherwise the grants of counting policies wait for the
+  /// response's status.
+  func decideOperated(key: String) async throws -> Decided {
+    let (made, decided) = try await decideEach(key: key)
+    var decisions = decided
+    let shadowRefused = zip(policies, decisions).filter { $0.mode.isShadow && !$1.isGranted }.map(\.0.name)
+    let refused = zip(policies, decisions).contains { !$0.mode.isShadow && !$1.isGranted }
+    guard refused else {
+      var grants: [(counting: RateLimitCounting, grant: _UndoableDecision)] = []
+      for (policy, grant) in zip(policies, made) where !policy.counting.keepsEvery {
+        if let grant, grant.decision.isGranted { grants.append((policy.counting, grant)) }
+      }
+      return Decided(
+        outcome: outcome(decisions), fallbacks: fallbacks(decisions), shadowRefused: shadowRefused,
+        settlement: Settlement(grants: grants))
+    }
+    for (index, grant) in made.enumerated() {
+      guard let grant, grant.decision.isGranted else { continue }
+      decisions[index] = await grant.undo()
+    }
+    for (index, policy) in policies.enumerated() where !decisions[index].isGranted && !policy.mode.isShadow {
+      guard let penalty = policy.penalty else { continue }
+      decisions[index] = await penalise(key, by: policy, for: penalty) ?? decisions[index]
+    }
+    return Decided(
+      outcome: outcome(decisions), fallbacks: fallbacks(decisions), shadowRefused: shadowRefused)
+  }
+
+  /// Blocks `key` on `policy`'s limiter for `penalty` from now, unless a block is in force already (the refusal
+  /// was the block's: it is not extended), and returns the key's decision after (its `retryAfter` the block's
+  /// end); `nil` if the limiter could not (an outage: the refusal stands as decided).
+  private func penalise(_ key: String, by policy: RateLimitPolicy, for penalty: Duration) async -> RateLimitDecision? {
+    guard let operable = policy.limiter as? any OperableKeyedLimiter else { return nil }
+    if let reporting = operable as? any _BlockReportingLimiter, (try? await reporting._isBlocked(key)) ?? true {
+      return nil
+    }
+    do {
+      try await operable.block(key, for: penalty)
+      return try await operable.peek(policy.permits, for: key)
+    } catch {
+      return nil
+    }
+  }
+}
