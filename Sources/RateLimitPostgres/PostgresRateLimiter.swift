@@ -267,12 +267,15 @@
       }
     }
 
-    /// The keys of this name whose state differs from a fresh limiter's, now (exact at its instant).
+    /// The keys of this name whose state differs from a fresh limiter's, now (exact at its instant); a blocked key
+    /// counts until its block ends.
     ///
     /// - Throws: ``PostgresRateLimiterError/unavailable(underlying:)`` when the database cannot answer.
     public func count() async throws -> Int {
       let query: PostgresQuery = """
-        SELECT count(*) FROM ratelimit_keys WHERE name = \(nameBytes) AND rest_at > coalesce(\(nowSent), ratelimit_clock())
+        WITH now_ AS (SELECT coalesce(\(nowSent), ratelimit_clock()) AS at)
+        SELECT count(*) FROM ratelimit_keys, now_ WHERE name = \(nameBytes) \
+        AND (rest_at > now_.at OR coalesce(blocked_until, -9223372036854775808) > now_.at)
         """
       return try await throwingUnavailable { try await run(query, as: Int64.self).map(Int.init) ?? 0 }
     }

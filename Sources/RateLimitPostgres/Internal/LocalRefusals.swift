@@ -64,9 +64,14 @@
       }
     }
 
-    /// This process cancelled a booking of `key`: ask the database again.
+    /// This process cancelled a booking of `key`, or operated it: ask the database again.
     func forget(_ key: ByteBuffer) {
       _ = state.withLock { $0.refusals.removeValue(forKey: key) }
+    }
+
+    /// The name's rule changed (`update`): ask the database again for every key.
+    func forgetAll() {
+      state.withLock { $0.refusals.removeAll() }
     }
   }
 #endif

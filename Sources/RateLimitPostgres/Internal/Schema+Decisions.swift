@@ -48,6 +48,10 @@
           credit numeric;
           wait numeric;
           jump numeric;
+          stored record;
+          floor_ bigint := small;
+          at_ bigint;
+          blocked boolean;
       BEGIN
           o_booked := false;
           o_swept := 0;
@@ -57,9 +61,18 @@
           IF p_mode <> 2 THEN
               PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
           END IF;
+          -- Release 10: the name's stored rule decides, whatever parameters the caller was made with (`update`
+          -- changes it for every process at once), and a window forgets what had left it before an update.
+          SELECT lim, win, burst, floor_at INTO stored FROM ratelimit_names WHERE name = p_name;
+          IF FOUND AND stored.win > 0 THEN
+              p_limit := stored.lim;
+              p_window := stored.win;
+              p_burst := stored.burst;
+              floor_ := coalesce(stored.floor_at, small);
+          END IF;
           SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
           IF NOT FOUND THEN
-              r := ROW(p_name, p_key, small, small, '{}', '{}', '{}', '{}', 0, NULL, small, NULL, NULL, NULL);
+              r := ROW(p_name, p_key, small, small, '{}', '{}', '{}', '{}', 0, NULL, small, NULL, NULL, NULL, NULL);
           END IF;
           o_now := coalesce(p_now, ratelimit_clock());
           IF p_burst IS NULL OR p_now IS NULL THEN
@@ -75,6 +88,9 @@
               r.times := ARRAY(SELECT greatest(t - jump, small)::bigint FROM unnest(r.times) AS t);
           END IF;
           deadline := least(o_now::numeric + coalesce(p_max_delay, big), big)::bigint;
+          -- Release 10: a blocked key books as the same request made at the block's end, and has nothing left.
+          blocked := coalesce(r.blocked_until, small) > o_now;
+          at_ := CASE WHEN blocked THEN r.blocked_until ELSE o_now END;
           n := coalesce(array_length(r.times, 1), 0);
           IF p_burst IS NULL THEN
               -- Sliding window: binary search for the first booking after now - T, then for the first in
@@ -82,15 +98,15 @@
               ts := r.times;
               ps := r.permits;
               cs := r.cum;
-              bound := greatest(o_now::numeric - p_window, small)::bigint;
+              bound := greatest(at_::numeric - p_window, floor_)::bigint;
               lo := 1; hi := n + 1;
               WHILE lo < hi LOOP
                   mid := (lo + hi) / 2;
                   IF ts[mid] <= bound THEN lo := mid + 1; ELSE hi := mid; END IF;
               END LOOP;
               first := lo;
-              o_time := greatest(o_now, coalesce(ts[n], o_now));
-              bound := greatest(o_time::numeric - p_window, small)::bigint;
+              o_time := greatest(at_, coalesce(ts[n], at_));
+              bound := greatest(o_time::numeric - p_window, floor_)::bigint;
               hi := n + 1;
               WHILE lo < hi LOOP
                   mid := (lo + hi) / 2;
@@ -100,7 +116,7 @@
               WHILE in_window + p_permits > p_limit AND lo <= n LOOP
                   o_time := least(ts[lo]::numeric + p_window, big)::bigint;
                   EXIT WHEN o_time = big;  -- the 292-year horizon
-                  bound := greatest(o_time::numeric - p_window, small)::bigint;
+                  bound := greatest(o_time::numeric - p_window, floor_)::bigint;
                   WHILE lo <= n AND ts[lo] <= bound LOOP lo := lo + 1; END LOOP;
                   in_window := CASE WHEN lo <= n THEN cs[n] - cs[lo] + ps[lo] ELSE 0 END;
               END LOOP;
@@ -118,10 +134,10 @@
               ps := r.permits;
               cs := r.cum;
               n := coalesce(array_length(ts, 1), 0);
-              IF n > 0 AND ts[n] > o_now THEN
+              IF blocked OR (n > 0 AND ts[n] > o_now) THEN
                   o_remaining := 0;
               ELSE
-                  bound := greatest(o_now::numeric - p_window, small)::bigint;
+                  bound := greatest(o_now::numeric - p_window, floor_)::bigint;
                   lo := 1; hi := n + 1;
                   WHILE lo < hi LOOP
                       mid := (lo + hi) / 2;
@@ -130,17 +146,18 @@
                   in_window := CASE WHEN lo <= n THEN cs[n] - cs[lo] + ps[lo] ELSE 0 END;
                   o_remaining := greatest(p_limit - in_window, 0);
               END IF;
-              o_rest_at := CASE WHEN n > 0 THEN least(ts[n]::numeric + p_window, big)::bigint ELSE small END;
+              o_rest_at := CASE WHEN n > 0 AND ts[n] > floor_ THEN least(ts[n]::numeric + p_window, big)::bigint
+                  ELSE small END;
           ELSE
               -- Token bucket (Go's x/time/rate, credit in nanosecond-permits): bookings before now are behind us.
-              WHILE i <= n AND r.times[i] < o_now LOOP i := i + 1; END LOOP;
+              WHILE i <= n AND r.times[i] < at_ LOOP i := i + 1; END LOOP;
               first := i;
               full_credit := p_burst::numeric * p_window;
               credit := CASE WHEN r.tokens IS NULL OR r.tokens >= full_credit THEN full_credit
-                  ELSE least(r.tokens + (o_now::numeric - least(r.last, o_now)) * p_limit, full_credit) END;
+                  ELSE least(r.tokens + (at_::numeric - least(r.last, at_)) * p_limit, full_credit) END;
               wait := credit - p_permits::numeric * p_window;
               wait := CASE WHEN wait < 0 THEN div(-wait + p_limit - 1, p_limit) ELSE 0 END;
-              o_time := greatest(least(o_now + wait, big)::bigint, coalesce(r.times[n], o_now));
+              o_time := greatest(least(at_ + wait, big)::bigint, coalesce(r.times[n], at_));
               IF p_mode <> 2 AND o_time <= deadline AND NOT ratelimit_revoked_v4(p_id) THEN
                   o_booked := true;
                   o_id := coalesce(p_id, nextval('ratelimit_booking_ids'));
@@ -149,27 +166,37 @@
                   r.before_id := o_id;
                   credit := credit - p_permits::numeric * p_window;
                   r.tokens := credit;
-                  r.last := o_now;
-                  r.times := r.times[first:n] || o_time;
-                  r.permits := r.permits[first:n] || p_permits;
-                  r.ids := r.ids[first:n] || o_id;
+                  r.last := at_;
+                  -- Release 10: a grant for now by `tryAcquire`/`decide` (mode 0) is not kept in the list ahead,
+                  -- as `RateLimiter`'s is not (a revocation takes it back by the snapshot above).
+                  IF o_time > o_now OR p_mode = 1 THEN
+                      r.times := r.times[first:n] || o_time;
+                      r.permits := r.permits[first:n] || p_permits;
+                      r.ids := r.ids[first:n] || o_id;
+                  ELSE
+                      r.times := r.times[first:n];
+                      r.permits := r.permits[first:n];
+                      r.ids := r.ids[first:n];
+                  END IF;
                   r.rest_at := greatest(
-                      least(o_now + div(full_credit - credit + p_limit - 1, p_limit), big)::bigint,
+                      least(at_ + div(full_credit - credit + p_limit - 1, p_limit), big)::bigint,
                       least(o_time::numeric + 1, big)::bigint);
               END IF;
               -- The key after the decision: whole permits in the bucket, none while one is ahead.
               n := coalesce(array_length(r.times, 1), 0);
-              IF n > 0 AND r.times[n] > o_now THEN
+              IF blocked OR (n > 0 AND r.times[n] > o_now) THEN
                   o_remaining := 0;
               ELSE
                   o_remaining := least(greatest(floor(credit / p_window), 0), p_burst);
               END IF;
               o_rest_at := greatest(
                   CASE WHEN credit >= full_credit THEN small
-                      ELSE least(o_now + div(full_credit - credit + p_limit - 1, p_limit), big)::bigint END,
+                      ELSE least(at_ + div(full_credit - credit + p_limit - 1, p_limit), big)::bigint END,
                   CASE WHEN n > 0 AND r.times[n] >= o_now THEN least(r.times[n]::numeric + 1, big)::bigint
                       ELSE small END);
           END IF;
+          -- A blocked key is not at rest before its block ends.
+          o_rest_at := greatest(o_rest_at, coalesce(r.blocked_until, small));
           IF o_booked THEN
               UPDATE ratelimit_keys SET latest = o_now, rest_at = r.rest_at, times = r.times, permits = r.permits,
                   ids = r.ids, cum = r.cum, tokens = r.tokens, last = r.last, before_tokens = r.before_tokens,
@@ -205,6 +232,7 @@
       DELETE FROM ratelimit_keys WHERE ctid = ANY (ARRAY(
                       SELECT ctid FROM ratelimit_keys
                       WHERE name = p_name AND rest_at <= \(now) AND \(except)
+                          AND coalesce(blocked_until, -9223372036854775808) <= \(now)
                           AND pg_try_advisory_xact_lock(ratelimit_lock_key(name, key))
                       LIMIT p_sweep FOR UPDATE SKIP LOCKED));
                   GET DIAGNOSTICS \(counting) = ROW_COUNT;
@@ -299,21 +327,28 @@
           IF NOT FOUND THEN RETURN; END IF;
           now_ := greatest(coalesce(p_now, ratelimit_clock()), r.latest);
           at := array_position(r.ids, p_id);
-          IF at IS NULL OR (NOT p_force AND r.times[at] < now_) THEN RETURN; END IF;
-          n := array_length(r.ids, 1);
+          -- Release 10: a bucket's grant for now (mode 0) is not in the list; a revocation still finds it by
+          -- the snapshot of its latest booking.
+          IF at IS NULL AND NOT (p_force AND p_burst IS NOT NULL AND r.before_id IS NOT DISTINCT FROM p_id) THEN
+              RETURN;
+          END IF;
+          IF at IS NOT NULL AND NOT p_force AND r.times[at] < now_ THEN RETURN; END IF;
+          n := coalesce(array_length(r.ids, 1), 0);
           IF p_burst IS NOT NULL AND r.before_id IS NOT DISTINCT FROM p_id THEN
               r.tokens := r.before_tokens;
               r.last := r.before_last;
               r.before_id := NULL;
           END IF;
-          IF p_burst IS NULL THEN
-              FOR j IN at + 1..n LOOP r.cum[j] := r.cum[j] - r.permits[at]; END LOOP;
-              r.cum := r.cum[1:at - 1] || r.cum[at + 1:n];
+          IF at IS NOT NULL THEN
+              IF p_burst IS NULL THEN
+                  FOR j IN at + 1..n LOOP r.cum[j] := r.cum[j] - r.permits[at]; END LOOP;
+                  r.cum := r.cum[1:at - 1] || r.cum[at + 1:n];
+              END IF;
+              r.times := r.times[1:at - 1] || r.times[at + 1:n];
+              r.permits := r.permits[1:at - 1] || r.permits[at + 1:n];
+              r.ids := r.ids[1:at - 1] || r.ids[at + 1:n];
+              n := n - 1;
           END IF;
-          r.times := r.times[1:at - 1] || r.times[at + 1:n];
-          r.permits := r.permits[1:at - 1] || r.permits[at + 1:n];
-          r.ids := r.ids[1:at - 1] || r.ids[at + 1:n];
-          n := n - 1;
           IF p_burst IS NULL THEN
               r.rest_at := CASE WHEN n = 0 THEN small ELSE least(r.times[n]::numeric + p_window, big)::bigint END;
           ELSE

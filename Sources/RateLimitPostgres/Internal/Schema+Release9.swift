@@ -94,15 +94,25 @@
           credit numeric;
           whole numeric;
           d record;
+          stored record;
+          floor_ bigint := small;
       BEGIN
+          -- Release 10: the name's stored rule (`update`), and a block leaves nothing to take now.
+          SELECT lim, win, burst, floor_at INTO stored FROM ratelimit_names WHERE name = p_name;
+          IF FOUND AND stored.win > 0 THEN
+              p_limit := stored.lim;
+              p_window := stored.win;
+              p_burst := stored.burst;
+              floor_ := coalesce(stored.floor_at, small);
+          END IF;
           SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
           IF NOT FOUND THEN
-              r := ROW(p_name, p_key, small, small, '{}', '{}', '{}', '{}', 0, NULL, small, NULL, NULL, NULL);
+              r := ROW(p_name, p_key, small, small, '{}', '{}', '{}', '{}', 0, NULL, small, NULL, NULL, NULL, NULL);
           END IF;
           n := coalesce(array_length(r.times, 1), 0);
-          IF NOT (n > 0 AND r.times[n] > p_now) THEN
+          IF NOT (n > 0 AND r.times[n] > p_now) AND coalesce(r.blocked_until, small) <= p_now THEN
               IF p_burst IS NULL THEN
-                  bound := greatest(p_now::numeric - p_window, small)::bigint;
+                  bound := greatest(p_now::numeric - p_window, floor_)::bigint;
                   lo := 1; hi := n + 1;
                   WHILE lo < hi LOOP
                       mid := (lo + hi) / 2;

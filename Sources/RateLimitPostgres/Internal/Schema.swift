@@ -23,7 +23,10 @@
     /// (`ratelimit_decide_all_v6`), takes a grant back exactly (`ratelimit_undo_v5`), and reports each
     /// decision's effective window (`ratelimit_effective_v1`, read in the same statement; the batch
     /// `ratelimit_decide_many_v6`); the functions of releases 5 to 8 stay for older processes.
-    static let version = 9
+    /// Release 10 (4.2) blocks keys, keeps each name's rule for every process (`update`), and operates keys
+    /// (`Schema+Release10.swift`); its decisions read both, so every older function that calls
+    /// `ratelimit_decide_v4` follows them.
+    static let version = 10
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
     /// processes may prepare at once. One statement: a `DO` block is one transaction. From 4.0 (version 3) it
@@ -52,6 +55,7 @@
         -- Booking ids never repeat, across sweeps and crashes (a sequence is not UNLOGGED); 4.0's start at 0.
         CREATE SEQUENCE IF NOT EXISTS ratelimit_booking_ids START WITH 1099511627776;
         \(namesTable)
+        \(release10Columns)
         CREATE UNLOGGED TABLE IF NOT EXISTS ratelimit_revoked (
             id bigint PRIMARY KEY, at timestamptz NOT NULL DEFAULT now());
         \(clockFunction)
@@ -70,6 +74,10 @@
         \(cancelFunction)
         \(revokeFunction)
         \(sweepFunction)
+        \(peekFunction)
+        \(blockedFunction)
+        \(operateFunction)
+        \(updateFunction)
         DELETE FROM ratelimit_schema;
         INSERT INTO ratelimit_schema (version) VALUES (3);
         DELETE FROM ratelimit_release;
@@ -146,6 +154,7 @@
           DELETE FROM ratelimit_keys WHERE ctid = ANY (ARRAY(
               SELECT ctid FROM ratelimit_keys
               WHERE name = p_name AND rest_at <= coalesce(p_now, ratelimit_clock())
+                  AND coalesce(blocked_until, -9223372036854775808) <= coalesce(p_now, ratelimit_clock())
                   AND pg_try_advisory_xact_lock(ratelimit_lock_key(name, key))
               LIMIT p_batch FOR UPDATE SKIP LOCKED));
           GET DIAGNOSTICS deleted = ROW_COUNT;

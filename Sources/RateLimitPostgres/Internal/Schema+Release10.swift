@@ -1,0 +1,301 @@
+#if Postgres
+  /// Release 10 (4.2): operating a key and a name's rule. Each key may be blocked until an instant
+  /// (`ratelimit_keys.blocked_until`, `NULL`: none), and each name keeps the rule every process decides by
+  /// (`ratelimit_names`, which `update` changes; `floor_at`: a sliding window forgets the bookings at or before it,
+  /// those that had left the window when an update made it longer). `ratelimit_decide_v4` and
+  /// `ratelimit_effective_v1` read both since release 10, so every older function that calls them (joint
+  /// decisions, batches) follows them too; an older process's own rows stay readable (the new columns are
+  /// nullable). The rules are the core's (`PermitBook+Operations.swift`, `SlidingWindow+Operations.swift`,
+  /// `TokenBucket+Operations.swift`, the `+Update.swift` files), in whole nanoseconds.
+  extension Schema {
+    /// The columns release 10 adds, to tables of any earlier release.
+    static let release10Columns = """
+      ALTER TABLE ratelimit_keys ADD COLUMN IF NOT EXISTS blocked_until bigint;
+      ALTER TABLE ratelimit_names ADD COLUMN IF NOT EXISTS floor_at bigint;
+      """
+
+    /// `peek`: exactly what a decision would answer now (`ratelimit_decide_v4`, mode 0, and the key's effective
+    /// window after it), made in a subtransaction that is then rolled back: no row is left written, no key
+    /// swept, nothing taken. One round trip.
+    static let peekFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_peek_v1(
+          p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_permits bigint,
+          p_now bigint, p_lock_timeout text,
+          OUT o_booked boolean, OUT o_time bigint, OUT o_now bigint, OUT o_remaining bigint,
+          OUT o_rest_at bigint, OUT o_effective bigint)
+      LANGUAGE plpgsql VOLATILE AS $f$
+      DECLARE
+          d record;
+      BEGIN
+          BEGIN
+              d := ratelimit_decide_v4(p_name, p_key, p_limit, p_window, p_burst, p_permits, p_now, 0, 0, 0,
+                  p_lock_timeout, NULL);
+              o_booked := d.o_booked;
+              o_time := d.o_time;
+              o_now := d.o_now;
+              o_remaining := d.o_remaining;
+              o_rest_at := d.o_rest_at;
+              o_effective := ratelimit_effective_v1(p_name, p_key, p_limit, p_window, p_burst, d.o_now);
+              RAISE EXCEPTION USING ERRCODE = 'RLPK1';
+          EXCEPTION WHEN SQLSTATE 'RLPK1' THEN
+              NULL;  -- the decision is rolled back; the answers stay
+          END;
+      END
+      $f$;
+      """
+
+    /// Whether a key is blocked at `p_now` (the database's clock when `NULL`).
+    static let blockedFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_blocked_v1(p_name bytea, p_key bytea, p_now bigint) RETURNS boolean
+      LANGUAGE sql STABLE AS
+      $f$ SELECT coalesce((SELECT blocked_until FROM ratelimit_keys WHERE name = p_name AND key = p_key),
+          -9223372036854775808) > coalesce(p_now, ratelimit_clock()) $f$;
+      """
+
+    /// Operates a key under its advisory lock (`p_op`): 1 charge `p_amount` permits, 2 refund up to `p_amount`,
+    /// 3 reset, 4 block for `p_amount` nanoseconds. Reports the key after as `ratelimit_undo_v5` does (the wait
+    /// for one permit, "now", what is left, when it is at rest, its effective window). A refund or reset of a
+    /// key without a row does nothing; a charge or block makes one.
+    static let operateFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_operate_v1(
+          p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_op integer,
+          p_amount bigint, p_now bigint, p_lock_timeout text,
+          OUT o_time bigint, OUT o_now bigint, OUT o_remaining bigint, OUT o_rest_at bigint,
+          OUT o_effective bigint)
+      LANGUAGE plpgsql VOLATILE AS $f$
+      DECLARE
+          big CONSTANT bigint := 9223372036854775807;
+          small CONSTANT bigint := -9223372036854775808;
+          r ratelimit_keys%ROWTYPE;
+          stored record;
+          floor_ bigint := small;
+          held boolean;
+          changed boolean := false;
+          now_ bigint;
+          n integer;
+          k integer;
+          left_ numeric;
+          take numeric;
+          full_credit numeric;
+          credit numeric;
+          raised numeric;
+          instant bigint;
+          ahead numeric;
+          d record;
+      BEGIN
+          IF p_lock_timeout IS NOT NULL THEN
+              PERFORM set_config('lock_timeout', p_lock_timeout, true);
+          END IF;
+          PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
+          SELECT lim, win, burst, floor_at INTO stored FROM ratelimit_names WHERE name = p_name;
+          IF FOUND AND stored.win > 0 THEN
+              p_limit := stored.lim;
+              p_window := stored.win;
+              p_burst := stored.burst;
+              floor_ := coalesce(stored.floor_at, small);
+          END IF;
+          SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
+          held := FOUND;
+          IF NOT held THEN
+              r := ROW(p_name, p_key, small, small, '{}', '{}', '{}', '{}', 0, NULL, small, NULL, NULL, NULL, NULL);
+          END IF;
+          now_ := coalesce(p_now, ratelimit_clock());
+          IF p_burst IS NULL OR p_now IS NULL THEN
+              now_ := greatest(now_, r.latest);
+          END IF;
+          n := coalesce(array_length(r.times, 1), 0);
+          full_credit := coalesce(p_burst, 0)::numeric * p_window;
+          IF p_burst IS NULL AND p_op IN (1, 2) THEN
+              -- A window first forgets what has left it.
+              k := 1;
+              WHILE k <= n AND r.times[k] <= greatest(now_::numeric - p_window, floor_) LOOP k := k + 1; END LOOP;
+              IF k > 1 THEN
+                  r.times := r.times[k:n];
+                  r.permits := r.permits[k:n];
+                  r.ids := r.ids[k:n];
+                  n := n - k + 1;
+                  changed := true;
+              END IF;
+          END IF;
+          IF p_op = 1 AND p_amount > 0 THEN
+              changed := true;
+              IF p_burst IS NULL THEN
+                  -- Behind the bookings at or before now, ahead of those after it.
+                  k := 1;
+                  WHILE k <= n AND r.times[k] <= now_ LOOP k := k + 1; END LOOP;
+                  r.times := r.times[1:k - 1] || now_ || r.times[k:n];
+                  r.permits := r.permits[1:k - 1] || p_amount || r.permits[k:n];
+                  r.ids := r.ids[1:k - 1] || nextval('ratelimit_booking_ids') || r.ids[k:n];
+                  n := n + 1;
+              ELSE
+                  instant := greatest(now_, r.last);
+                  credit := CASE WHEN r.tokens IS NULL OR r.tokens >= full_credit THEN full_credit
+                      ELSE least(r.tokens + (instant::numeric - least(r.last, instant)) * p_limit, full_credit) END;
+                  r.tokens := credit - p_amount::numeric * p_window;
+                  r.last := instant;
+                  r.before_id := NULL;
+              END IF;
+          ELSIF p_op = 2 AND p_amount > 0 AND held THEN
+              IF p_burst IS NULL THEN
+                  -- The bookings at or before now shrink or go, the latest first.
+                  left_ := p_amount;
+                  k := n;
+                  WHILE k >= 1 AND r.times[k] > now_ LOOP k := k - 1; END LOOP;
+                  WHILE k >= 1 AND left_ > 0 LOOP
+                      take := least(left_, r.permits[k]);
+                      r.permits[k] := r.permits[k] - take;
+                      left_ := left_ - take;
+                      k := k - 1;
+                      changed := true;
+                  END LOOP;
+              ELSE
+                  instant := greatest(now_, r.last);
+                  ahead := coalesce((SELECT sum(p) FROM unnest(r.times, r.permits) AS u(t, p) WHERE t > now_), 0);
+                  credit := CASE WHEN r.tokens IS NULL OR r.tokens >= full_credit THEN full_credit
+                      ELSE least(r.tokens + (instant::numeric - least(r.last, instant)) * p_limit, full_credit) END;
+                  raised := least(credit + p_amount::numeric * p_window, full_credit - ahead * p_window);
+                  IF credit < raised THEN
+                      r.tokens := raised;
+                      r.last := instant;
+                      r.before_id := NULL;
+                      changed := true;
+                  END IF;
+              END IF;
+          ELSIF p_op = 3 AND held THEN
+              -- Everything taken at or before now goes, any debt and any block; the bookings ahead stay.
+              k := 1;
+              WHILE k <= n AND r.times[k] <= now_ LOOP k := k + 1; END LOOP;
+              r.times := r.times[k:n];
+              r.permits := r.permits[k:n];
+              r.ids := r.ids[k:n];
+              n := n - k + 1;
+              IF p_burst IS NOT NULL THEN
+                  ahead := coalesce((SELECT sum(p) FROM unnest(r.permits) AS u(p)), 0);
+                  r.tokens := full_credit - ahead * p_window;
+                  r.last := now_;
+                  r.before_id := NULL;
+              END IF;
+              r.blocked_until := NULL;
+              changed := true;
+          ELSIF p_op = 4 AND p_amount > 0
+              AND least(now_::numeric + p_amount, big) > coalesce(r.blocked_until, small) THEN
+              r.blocked_until := least(now_::numeric + p_amount, big)::bigint;
+              changed := true;
+          END IF;
+          IF changed THEN
+              IF p_burst IS NULL THEN
+                  -- Bookings refunded to nothing go; the running totals are made again.
+                  SELECT coalesce(array_agg(t ORDER BY i), '{}'), coalesce(array_agg(p ORDER BY i), '{}'),
+                      coalesce(array_agg(b ORDER BY i), '{}')
+                      INTO r.times, r.permits, r.ids
+                      FROM unnest(r.times, r.permits, r.ids) WITH ORDINALITY AS u(t, p, b, i) WHERE p > 0;
+                  r.cum := ARRAY(SELECT sum(p) OVER (ORDER BY i)
+                      FROM unnest(r.permits) WITH ORDINALITY AS u(p, i) ORDER BY i);
+                  n := coalesce(array_length(r.times, 1), 0);
+                  r.rest_at := CASE WHEN n > 0 THEN least(r.times[n]::numeric + p_window, big)::bigint ELSE small END;
+              ELSE
+                  n := coalesce(array_length(r.times, 1), 0);
+                  r.rest_at := greatest(
+                      CASE WHEN r.tokens IS NULL OR r.tokens >= full_credit THEN small
+                          ELSE least(r.last + div(full_credit - r.tokens + p_limit - 1, p_limit), big)::bigint END,
+                      CASE WHEN n > 0 THEN least(r.times[n]::numeric + 1, big)::bigint ELSE small END);
+              END IF;
+              r.latest := greatest(r.latest, now_);
+              IF held THEN
+                  UPDATE ratelimit_keys SET latest = r.latest, rest_at = r.rest_at, times = r.times,
+                      permits = r.permits, ids = r.ids, cum = r.cum, tokens = r.tokens, last = r.last,
+                      before_id = r.before_id, blocked_until = r.blocked_until
+                      WHERE name = p_name AND key = p_key;
+              ELSE
+                  INSERT INTO ratelimit_keys SELECT r.*;
+              END IF;
+          END IF;
+          d := ratelimit_decide_v4(p_name, p_key, p_limit, p_window, p_burst, 1, now_, NULL, 2, 0, NULL, NULL);
+          o_time := d.o_time;
+          o_now := d.o_now;
+          o_remaining := d.o_remaining;
+          o_rest_at := d.o_rest_at;
+          o_effective := ratelimit_effective_v1(p_name, p_key, p_limit, p_window, p_burst, d.o_now);
+      END
+      $f$;
+      """
+
+    /// `update`: the name's rule gets new parameters for every process at once, every key keeping its state,
+    /// as `RateLimiter.update` keeps it. A sliding window's bookings that had left the old window stay forgotten
+    /// (`floor_at`); with a longer window the rows are kept longer. A token bucket's credit is brought under the
+    /// new rule key by key, under each key's lock (credit accrued at the old rate; a full bucket full at the new
+    /// burst; any other credit converted to the new window exactly, rounded against the key, and capped by the
+    /// new burst). One statement, O(keys of the name) for a bucket or a longer window.
+    static let updateFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_update_v1(
+          p_name bytea, p_limit bigint, p_window bigint, p_burst bigint, p_now bigint, p_lock_timeout text)
+          RETURNS void
+      LANGUAGE plpgsql VOLATILE AS $f$
+      DECLARE
+          big CONSTANT bigint := 9223372036854775807;
+          small CONSTANT bigint := -9223372036854775808;
+          stored ratelimit_names%ROWTYPE;
+          r ratelimit_keys%ROWTYPE;
+          one bytea;
+          now_ bigint;
+          instant bigint;
+          old_full numeric;
+          new_full numeric;
+          credit numeric;
+          n integer;
+      BEGIN
+          IF p_lock_timeout IS NOT NULL THEN
+              PERFORM set_config('lock_timeout', p_lock_timeout, true);
+          END IF;
+          SELECT * INTO stored FROM ratelimit_names WHERE name = p_name FOR UPDATE;
+          IF NOT FOUND THEN
+              INSERT INTO ratelimit_names (name, rule, lim, win, burst)
+                  VALUES (p_name, CASE WHEN p_burst IS NULL THEN 'window' ELSE 'bucket' END, p_limit, p_window,
+                      p_burst);
+              RETURN;
+          END IF;
+          now_ := coalesce(p_now, ratelimit_clock());
+          IF stored.burst IS NULL THEN
+              UPDATE ratelimit_names SET lim = p_limit, win = p_window,
+                  floor_at = greatest(coalesce(stored.floor_at, small),
+                      greatest(now_::numeric - stored.win, small)::bigint)
+                  WHERE name = p_name;
+              IF p_window > stored.win THEN
+                  UPDATE ratelimit_keys SET rest_at = CASE WHEN cardinality(times) > 0
+                      THEN least(times[cardinality(times)]::numeric + p_window, big)::bigint ELSE small END
+                      WHERE name = p_name;
+              END IF;
+              RETURN;
+          END IF;
+          UPDATE ratelimit_names SET lim = p_limit, win = p_window, burst = p_burst WHERE name = p_name;
+          old_full := stored.burst::numeric * stored.win;
+          new_full := p_burst::numeric * p_window;
+          FOR one IN SELECT key FROM ratelimit_keys WHERE name = p_name
+              ORDER BY ratelimit_lock_key(name, key) LOOP
+              PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, one));
+              SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = one;
+              CONTINUE WHEN NOT FOUND;
+              instant := greatest(now_, r.last);
+              credit := CASE WHEN r.tokens IS NULL OR r.tokens >= old_full THEN NULL
+                  ELSE least(r.tokens + (instant::numeric - least(r.last, instant)) * stored.lim, old_full) END;
+              IF credit IS NOT NULL AND credit >= old_full THEN credit := NULL; END IF;
+              IF credit IS NOT NULL THEN
+                  IF p_window <> stored.win THEN
+                      credit := CASE WHEN credit >= 0 THEN div(credit * p_window, stored.win)
+                          ELSE -div(-credit * p_window + stored.win - 1, stored.win) END;
+                  END IF;
+                  credit := least(credit, new_full);
+              END IF;
+              n := coalesce(array_length(r.times, 1), 0);
+              UPDATE ratelimit_keys SET tokens = credit, last = instant, before_id = NULL,
+                  rest_at = greatest(
+                      CASE WHEN credit IS NULL OR credit >= new_full THEN small
+                          ELSE least(instant + div(new_full - credit + p_limit - 1, p_limit), big)::bigint END,
+                      CASE WHEN n > 0 THEN least(r.times[n]::numeric + 1, big)::bigint ELSE small END)
+                  WHERE name = p_name AND key = one;
+          END LOOP;
+      END
+      $f$;
+      """
+  }
+#endif

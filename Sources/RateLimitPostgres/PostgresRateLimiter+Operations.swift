@@ -1,0 +1,189 @@
+#if Postgres
+  import PostgresNIO
+  @_spi(RateLimitIntegration) public import RateLimit
+
+  /// Operating a key and the name's rule across the fleet (SPEC 4.2): the same answers as `KeyedRateLimiter`'s
+  /// operations on the same timeline, each one round trip (`Schema+Release10.swift`).
+  ///
+  /// | operation | in the database |
+  /// |---|---|
+  /// | ``peek(_:for:)`` | the decision made and rolled back: nothing written |
+  /// | ``charge(_:for:)``, ``refund(_:for:)``, ``reset(_:)``, ``block(_:for:)`` | the key's row, under its lock |
+  /// | ``update(limit:per:)`` | the name's stored rule, which every process decides by from its next decision |
+  ///
+  /// Unlike a decision, an operation has no fallback: when the database cannot answer it throws
+  /// ``PostgresRateLimiterError/unavailable(underlying:)``, whatever ``whenUnavailable`` says.
+  ///
+  /// To change a limit in a live fleet: call `update` once (every process decides by the new rule at once), then
+  /// deploy the new parameters, so that instances started later agree with the stored rule (an instance made
+  /// with other parameters than the stored ones is refused when it prepares, as in 4.0.1).
+  ///
+  /// ```swift
+  /// try await proLimit.update(limit: 6_000, per: .seconds(60))
+  /// // then deploy PostgresRateLimiter(client:name:"pro", limit: 6_000, …)
+  /// ```
+  extension PostgresRateLimiter: OperableKeyedLimiter {
+    /// What `decide(permits, for: key)` would answer now, taking nothing: the decision is made in the database
+    /// and rolled back (one round trip, no row written). Like `decide` it asks for `permits`, so its `remaining`
+    /// is what would be left *after* such a grant.
+    ///
+    /// - Throws: ``PostgresRateLimiterError/invalidKey(reason:)``; ``PostgresRateLimiterError/unavailable(underlying:)``.
+    public func peek(_ permits: Int = 1, for key: String) async throws -> RateLimitDecision {
+      door.check(permits)
+      let keyBytes = try Self.keyBytes(key)
+      if isUnlimited { return unlimitedDecision(permits) }
+      if permits > capacity { return try await operated { try await reportWithoutBooking(permits, key: keyBytes) } }
+      let burst = self.burst.map(Int64.init)
+      let query: PostgresQuery = """
+        SELECT o_booked, o_time, o_now, o_remaining, o_rest_at, o_effective FROM ratelimit_peek_v1(\
+        \(nameBytes), \(keyBytes), \(Int64(limit)), \(windowNanoseconds), \(burst), \(Int64(permits)), \
+        \(nowSent), \(lockTimeout))
+        """
+      let row = try await operated {
+        try await runRow(query, as: (Bool, Int64, Int64, Int64, Int64, Int64).self)
+      }
+      guard let (booked, time, now, remaining, restAt, effective) = row else { throw NoRow() }
+      return report(
+        Decision(
+          time: time, now: now, id: -1, booked: booked, remaining: remaining, restAt: restAt, effective: effective))
+    }
+
+    /// Takes `permits` now whatever the limit (a cost known only afterwards): the key may go into debt, paid
+    /// at the rule's usual rate. Reports the key after, as a grant.
+    ///
+    /// - Parameters:
+    ///   - permits: 0 or more (0 changes nothing; negative traps, naming the value); above the capacity too.
+    ///   - key: The key.
+    @discardableResult
+    public func charge(_ permits: Int, for key: String) async throws -> RateLimitDecision {
+      requireNonNegative(permits, "permits", of: "PostgresRateLimiter")
+      return try await operate(.charge, Int64(permits), key: key)
+    }
+
+    /// Gives back up to `permits` of what the key has taken up to now, the latest first; never a booking ahead.
+    /// A key the database holds nothing for stays so. Reports the key after, as a grant.
+    ///
+    /// - Parameters:
+    ///   - permits: 0 or more (0 changes nothing; negative traps, naming the value).
+    ///   - key: The key.
+    @discardableResult
+    public func refund(_ permits: Int, for key: String) async throws -> RateLimitDecision {
+      requireNonNegative(permits, "permits", of: "PostgresRateLimiter")
+      return try await operate(.refund, Int64(permits), key: key)
+    }
+
+    /// Forgets all the key has taken up to now, any debt and any block, for every process; bookings ahead stay.
+    public func reset(_ key: String) async throws {
+      _ = try await operate(.reset, 0, key: key)
+    }
+
+    /// Refuses the key everything from now until `duration` from now, in every process; a later block may
+    /// extend it, one that ends no later changes nothing, `.zero` changes nothing.
+    ///
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - duration: How long from now; must not be negative (a trap names the value); saturates.
+    public func block(_ key: String, for duration: Duration) async throws {
+      requireNonNegative(duration, "duration", of: "PostgresRateLimiter")
+      _ = try await operate(.block, Int64(clamping: wholeNanoseconds(duration, roundingUp: true)), key: key)
+    }
+
+    /// Changes this name's rule for every process of the fleet, at once, keeping every key's state (a sliding
+    /// window's bookings in (now − old window, ∞) count against the new parameters). This limiter reports the
+    /// new parameters from now on; the others decide by them from their next decision.
+    ///
+    /// - Parameters:
+    ///   - limit: N, at least 1.
+    ///   - window: T, more than zero (a stored rule always limits; a trap names the value).
+    /// - Precondition: The name's rule is a sliding window (a trap names both rules).
+    public func update(limit: Int, per window: Duration) async throws {
+      try await update(limit: limit, window: window, burst: nil)
+    }
+
+    /// Changes this name's token bucket for every process at once, keeping every key's credit (capped by the new
+    /// burst; a full bucket is full at the new burst).
+    ///
+    /// - Parameters:
+    ///   - limit: N, permits refilled per `window`; at least 1.
+    ///   - window: T, more than zero.
+    ///   - burst: B, at least 1.
+    /// - Precondition: The name's rule is a token bucket (a trap names both rules).
+    public func update(limit: Int, per window: Duration, burst: Int) async throws {
+      try await update(limit: limit, window: window, burst: burst)
+    }
+
+    private func update(limit: Int, window: Duration, burst: Int?) async throws {
+      if window <= .zero {
+        fatalError("PostgresRateLimiter.update: window must be more than zero, got window: \(window)")
+      }
+      if isUnlimited {
+        fatalError("PostgresRateLimiter.update: a limiter made with window .zero stores no rule to update")
+      }
+      try await operated { try await prepareIfNeeded() }
+      let before = door.parameters
+      door.update(limit: limit, window: window, burst: burst)
+      let query: PostgresQuery = """
+        SELECT 1 FROM ratelimit_update_v1(\(nameBytes), \(Int64(limit)), \
+        \(Int64(clamping: max(1, wholeNanoseconds(window, roundingUp: true)))), \(burst.map(Int64.init)), \
+        \(nowSent), \(lockTimeout))
+        """
+      do {
+        _ = try await operated { try await run(query, as: Int32.self) }
+      } catch {
+        door.adopt(before)  // the stored rule did not change
+        throw error
+      }
+      localRefusals?.forgetAll()
+    }
+
+    /// The operations of `ratelimit_operate_v1`.
+    enum Operation: Int32 {
+      case charge = 1
+      case refund = 2
+      case reset = 3
+      case block = 4
+    }
+
+    /// Runs `operation` on `key` in one round trip and reports the key after it, as a grant.
+    private func operate(_ operation: Operation, _ amount: Int64, key: String) async throws -> RateLimitDecision {
+      let keyBytes = try Self.keyBytes(key)
+      if isUnlimited && operation != .block { return unlimitedDecision(1) }
+      let burst = self.burst.map(Int64.init)
+      let query: PostgresQuery = """
+        SELECT o_time, o_now, o_remaining, o_rest_at, o_effective FROM ratelimit_operate_v1(\
+        \(nameBytes), \(keyBytes), \(Int64(limit)), \(windowNanoseconds), \(burst), \(operation.rawValue), \
+        \(amount), \(nowSent), \(lockTimeout))
+        """
+      let row = try await operated {
+        try await prepareIfNeeded()
+        return try await runRow(query, as: (Int64, Int64, Int64, Int64, Int64).self)
+      }
+      // This process's refusal of the key may end earlier now (SPEC 4.2, "Local refusals").
+      localRefusals?.forget(keyBytes)
+      guard let (time, now, remaining, restAt, effective) = row else { throw NoRow() }
+      var after = report(
+        Decision(
+          time: time, now: now, id: -1, booked: false, remaining: remaining, restAt: restAt, effective: effective))
+      (after.isGranted, after.retryAfter) = (true, nil)
+      return after
+    }
+
+    /// Runs `body`, an operation's round trip: "unavailable" is thrown as the public error.
+    private func operated<Result>(_ body: () async throws -> Result) async throws -> Result {
+      do {
+        return try await body()
+      } catch let error as Unavailable {
+        throw error.error
+      }
+    }
+  }
+
+  extension PostgresRateLimiter: _BlockReportingLimiter {
+    /// Whether `key` is blocked now (RateLimitHTTP's penalties): one round trip.
+    package func _isBlocked(_ key: String) async throws -> Bool {
+      let keyBytes = try Self.keyBytes(key)
+      let query: PostgresQuery = "SELECT ratelimit_blocked_v1(\(nameBytes), \(keyBytes), \(nowSent))"
+      return try await operated { try await run(query, as: Bool.self) } ?? false
+    }
+  }
+#endif
