@@ -45,6 +45,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+    .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
   ],
   targets: [
     .target(name: "RateLimit", swiftSettings: upcomingFeatures),
@@ -69,6 +70,7 @@ let package = Package(
         .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Hummingbird"])),
         .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Hummingbird"])),
         .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),
+        .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Hummingbird"])),
       ],
       swiftSettings: upcomingFeatures),
     .target(
@@ -79,6 +81,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Vapor"])),
         .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Vapor"])),
         .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Vapor"])),
+        .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Vapor"])),
       ],
       swiftSettings: upcomingFeatures),
     // The documentation's diagrams: scenarios played on a ManualClock, drawn as text and SVG. Not a product:
@@ -127,6 +130,8 @@ let package = Package(
         .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Hummingbird"])),
         .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Hummingbird"])),
         .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Hummingbird"])),
+        .product(
+          name: "InMemoryTracing", package: "swift-distributed-tracing", condition: .when(traits: ["Hummingbird"])),
         .target(name: "RateLimitPostgres", condition: .when(traits: ["Postgres"])),
         .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
       ],

@@ -134,6 +134,7 @@
         // hello-world route's time) and one field to make.
         decided(since: start)
         limits.counters.countGranted()
+        DecisionSpan.record(limits.gate.policies, "granted")
         var response = try await next(request, context)
         if let policyField = limits.policyField { response.headers.append(policyField) }
         if let state { response.headers.append(HTTPField(name: .rateLimit, value: state)) }
@@ -151,6 +152,7 @@
           // took back every other grant of the request.
           decided(since: start)
           limits.counters.countUnavailable()
+          DecisionSpan.record(limits.gate.policies, "unavailable")
           return response(RateLimitGate.answer(unavailable: error, key: key), context)
         }
         if !result.shadowRefused.isEmpty {
@@ -181,6 +183,7 @@
       switch outcome {
       case .granted(let fields):
         limits.counters.countGranted(except: shadowRefused)
+        DecisionSpan.record(limits.gate.policies, "granted")
         var response: Response
         do {
           response = try await next(request, context)
@@ -194,6 +197,7 @@
         return response
       case .refused(let refusal):
         limits.counters.countRefused(by: refusal.refusedBy)
+        DecisionSpan.record(limits.gate.policies, "refused", retryAfter: refusal.retryAfter)
         return response(limits.gate.answer(for: outcome, key: key)!, context)
       case .badRequest:
         return response(limits.gate.answer(for: outcome, key: key)!, context)

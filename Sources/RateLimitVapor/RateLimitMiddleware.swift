@@ -163,6 +163,7 @@
         // hello-world route's time) and one field to make.
         decided(since: start)
         limits.counters.countGranted()
+        DecisionSpan.record(limits.gate.policies, "granted", in: request.serviceContext)
         let response = try await next.respond(to: request)
         if let policyField = limits.policyField {
           response.headers.add(name: RateLimitFields.policyName, value: policyField)
@@ -181,6 +182,7 @@
           // A store that cannot decide (`.throwError`): the gate took back every other grant.
           decided(since: start)
           limits.counters.countUnavailable()
+          DecisionSpan.record(limits.gate.policies, "unavailable", in: request.serviceContext)
           return Self.response(RateLimitGate.answer(unavailable: error, key: key), request)
         }
         if !result.shadowRefused.isEmpty {
@@ -194,6 +196,7 @@
       switch outcome {
       case .granted(let fields):
         limits.counters.countGranted(except: shadowRefused)
+        DecisionSpan.record(limits.gate.policies, "granted", in: request.serviceContext)
         let response: Response
         do {
           response = try await next.respond(to: request)
@@ -207,6 +210,8 @@
         return response
       case .refused(let refusal):
         limits.counters.countRefused(by: refusal.refusedBy)
+        DecisionSpan.record(
+          limits.gate.policies, "refused", retryAfter: refusal.retryAfter, in: request.serviceContext)
         return Self.response(limits.gate.answer(for: outcome, key: key)!, request)
       case .badRequest:
         return Self.response(limits.gate.answer(for: outcome, key: key)!, request)
