@@ -47,6 +47,30 @@
 
       func count() async throws -> Int { try await limiter.count() }
 
+      func peek(_ permits: Int, for key: String) async throws -> RateLimitDecision {
+        try await limiter.peek(permits, for: key)
+      }
+
+      func charge(_ permits: Int, for key: String) async throws -> RateLimitDecision {
+        try await limiter.charge(permits, for: key)
+      }
+
+      func refund(_ permits: Int, for key: String) async throws -> RateLimitDecision {
+        try await limiter.refund(permits, for: key)
+      }
+
+      func reset(_ key: String) async throws { try await limiter.reset(key) }
+
+      func block(_ key: String, for duration: Duration) async throws { try await limiter.block(key, for: duration) }
+
+      func update(to rule: StoreRule) async throws {
+        switch rule {
+        case .window(let limit, let window): try await limiter.update(limit: limit, per: window)
+        case .bucket(let limit, let window, let burst):
+          try await limiter.update(limit: limit, per: window, burst: burst)
+        }
+      }
+
       func acquire(_ permits: Int, for key: String, within maxDelay: Duration?) async -> Acquired {
         do {
           try await limiter.acquire(permits, for: key, within: maxDelay)

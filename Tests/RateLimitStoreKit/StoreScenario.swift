@@ -20,8 +20,8 @@ public struct StoreScenario: Sendable, CustomStringConvertible {
     (self.name, self.rule, self.steps) = (name, rule, steps)
   }
 
-  /// The decision's quota and window, as every decision of this rule reports them.
-  var quota: String {
+  /// The decision's quota and window, as every decision of `rule` reports them.
+  static func quota(of rule: StoreRule) -> String {
     switch rule {
     case .window(let limit, let window): "\(limit) per \(window)"
     case .bucket(_, let window, let burst): "\(burst) per \(window)"
@@ -48,6 +48,14 @@ public enum StoreStep: Sendable {
   /// Cancels the scenario's `booking`-th booking (counting from 0, in the order they were made).
   case cancel(booking: Int)
   case count(Int)
+  /// SPEC 4.2: `peek`, `charge` and `refund` with what they report; `reset`; `block`; `update` to a rule of the
+  /// same kind (later decisions report its quota).
+  case peek(Int, key: String = "a", Reported)
+  case charge(Int, key: String = "a", Reported)
+  case refund(Int, key: String = "a", Reported)
+  case reset(key: String = "a")
+  case block(key: String = "a", for: Duration)
+  case update(StoreRule)
 }
 
 /// A booking's instant and delay.
@@ -102,6 +110,8 @@ extension StoreScenario {
     var bookings: [StoreBooking?] = []
     /// The work scheduled by acquires that waited (their timers): the only work a scenario schedules.
     var expectedScheduled = 0
+    /// The rule the store decides by now: the scenario's, until an `update`.
+    var rule = self.rule
     func check<Value: Equatable>(_ index: Int, _ step: String, _ expected: Value, _ got: Value) {
       if got != expected { mismatches.append("step \(index) (\(step)): expected \(expected), got \(got)") }
     }
@@ -124,12 +134,25 @@ extension StoreScenario {
           isGranted: decision.isGranted, remaining: decision.remaining, resetAfter: decision.resetAfter,
           retryAfter: decision.retryAfter)
         check(index, "decide(\(permits)) for \(key)", expected, got)
-        check(index, "decide(\(permits))'s quota", quota, "\(decision.limit) per \(decision.window)")
+        check(index, "decide(\(permits))'s quota", Self.quota(of: rule), "\(decision.limit) per \(decision.window)")
         check(index, "decide(\(permits)) answered by a policy", false, decision.isFallback)
       case .cancel(let booking):
         try await bookings[booking]?.cancel()
       case .count(let expected):
         check(index, "count", expected, try await store.count())
+      case .peek(let permits, let key, let expected):
+        check(index, "peek(\(permits)) for \(key)", expected, Reported(try await store.peek(permits, for: key)))
+      case .charge(let permits, let key, let expected):
+        check(index, "charge(\(permits)) for \(key)", expected, Reported(try await store.charge(permits, for: key)))
+      case .refund(let permits, let key, let expected):
+        check(index, "refund(\(permits)) for \(key)", expected, Reported(try await store.refund(permits, for: key)))
+      case .reset(let key):
+        try await store.reset(key)
+      case .block(let key, let duration):
+        try await store.block(key, for: duration)
+      case .update(let newRule):
+        try await store.update(to: newRule)
+        rule = newRule
       case .acquire(let permits, let key, let maxDelay, let expected):
         let (got, waited) = await Self.acquire(permits, for: key, within: maxDelay, on: store, clock: clock)
         check(index, "acquire(\(permits)) for \(key) within \(maxDelay.map { "\($0)" } ?? "nil")", expected, got)
@@ -183,5 +206,14 @@ extension StoreScenario {
       }
       return (answer, waited)
     }
+  }
+}
+
+extension Reported {
+  /// What `decision` reports.
+  init(_ decision: RateLimitDecision) {
+    self.init(
+      isGranted: decision.isGranted, remaining: decision.remaining, resetAfter: decision.resetAfter,
+      retryAfter: decision.retryAfter)
   }
 }

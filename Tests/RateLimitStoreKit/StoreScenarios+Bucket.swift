@@ -82,5 +82,5 @@ extension StoreScenario {
   ]
 
   /// Every scenario: each store's suite runs them all.
-  public static let all = window + bucket + acquire
+  public static let all = window + bucket + acquire + operations
 }

@@ -16,6 +16,18 @@ public protocol StoreUnderTest: Sendable {
   func count() async throws -> Int
   /// The store's `acquire(_:for:within:)` (the core's front door over the store), its end as an ``Acquired``.
   func acquire(_ permits: Int, for key: String, within maxDelay: Duration?) async -> Acquired
+  /// The store's `peek(_:for:)` (SPEC 4.2).
+  func peek(_ permits: Int, for key: String) async throws -> RateLimitDecision
+  /// The store's `charge(_:for:)`.
+  func charge(_ permits: Int, for key: String) async throws -> RateLimitDecision
+  /// The store's `refund(_:for:)`.
+  func refund(_ permits: Int, for key: String) async throws -> RateLimitDecision
+  /// The store's `reset(_:)`.
+  func reset(_ key: String) async throws
+  /// The store's `block(_:for:)`.
+  func block(_ key: String, for duration: Duration) async throws
+  /// The store's `update(limit:per:)` or `update(limit:per:burst:)`, for `rule` (the same kind as the store's).
+  func update(to rule: StoreRule) async throws
 }
 
 /// How an `acquire` ended: returned, or the error it threw, in a form every store shares (each store throws its

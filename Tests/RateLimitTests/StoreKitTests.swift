@@ -31,6 +31,19 @@ import Testing
 
     func count() -> Int { limiter.count }
 
+    func peek(_ permits: Int, for key: String) -> RateLimitDecision { limiter.peek(permits, for: key) }
+    func charge(_ permits: Int, for key: String) -> RateLimitDecision { limiter.charge(permits, for: key) }
+    func refund(_ permits: Int, for key: String) -> RateLimitDecision { limiter.refund(permits, for: key) }
+    func reset(_ key: String) { limiter.reset(key) }
+    func block(_ key: String, for duration: Duration) { limiter.block(key, for: duration) }
+
+    func update(to rule: StoreRule) {
+      switch rule {
+      case .window(let limit, let window): limiter.update(limit: limit, per: window)
+      case .bucket(let limit, let window, let burst): limiter.update(limit: limit, per: window, burst: burst)
+      }
+    }
+
     func acquire(_ permits: Int, for key: String, within maxDelay: Duration?) async -> Acquired {
       do {
         try await limiter.acquire(permits, for: key, within: maxDelay)

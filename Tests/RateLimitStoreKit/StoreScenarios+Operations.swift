@@ -1,0 +1,95 @@
+/// Scenarios of operating a key and a limit (SPEC 4.2, "Operating a key: the rules"), key "a" unless named, with
+/// the answers the SPEC gives written out.
+extension StoreScenario {
+  static let operations: [StoreScenario] = [
+    StoreScenario(
+      "peek answers what decide would, and takes nothing", .window(limit: 5, per: .seconds(60)),
+      [
+        .peek(1, .granted(remaining: 4, resetAfter: .seconds(60))),
+        .peek(1, .granted(remaining: 4, resetAfter: .seconds(60))), .count(0),
+        .decide(1, .granted(remaining: 4, resetAfter: .seconds(60))), .tryAcquire(4, true),
+        .peek(1, .refused(remaining: 0, resetAfter: .seconds(60), retryAfter: .seconds(60))),
+        .peek(6, .refused(remaining: 0, resetAfter: .seconds(60), retryAfter: nil)),
+      ]),
+    StoreScenario(
+      "a charge goes past the limit, and the window counts it until it leaves", .window(limit: 2, per: .seconds(10)),
+      [
+        .charge(3, .granted(remaining: 0, resetAfter: .seconds(10))), .tryAcquire(1, false),
+        .retryAfter(1, .seconds(10)), .charge(0, .granted(remaining: 0, resetAfter: .seconds(10))),
+        .advance(.seconds(10)), .tryAcquire(2, true),
+      ]),
+    StoreScenario(
+      "a refund gives back the latest first, never more than taken", .window(limit: 3, per: .seconds(10)),
+      [
+        .tryAcquire(1, true), .advance(.seconds(2)), .tryAcquire(2, true),
+        .refund(1, .granted(remaining: 1, resetAfter: .seconds(10))),
+        .refund(5, .granted(remaining: 3, resetAfter: .zero)), .count(0),
+        .refund(1, key: "never", .granted(remaining: 3, resetAfter: .zero)), .count(0),
+      ]),
+    StoreScenario(
+      "reset forgets what was taken and keeps the bookings ahead", .window(limit: 1, per: .seconds(10)),
+      [
+        .reserve(1, Booked(at: .zero, delay: .zero)), .reserve(1, Booked(at: .seconds(10), delay: .seconds(10))),
+        .reset(), .tryAcquire(1, false), .retryAfter(1, .seconds(20)), .advance(.seconds(10)),
+        .tryAcquire(1, false), .advance(.seconds(10)), .tryAcquire(1, true),
+      ]),
+    StoreScenario(
+      "a block refuses until its end, outlives the window, is extended, and reset lifts it",
+      .window(limit: 2, per: .seconds(10)),
+      [
+        .block(for: .seconds(60)), .tryAcquire(1, false),
+        .decide(1, .refused(remaining: 0, resetAfter: .seconds(60), retryAfter: .seconds(60))), .count(1),
+        .advance(.seconds(30)), .block(for: .seconds(20)), .retryAfter(1, .seconds(30)),
+        .block(for: .seconds(40)), .retryAfter(1, .seconds(40)), .count(1), .reset(), .tryAcquire(1, true),
+        .block(for: .zero), .tryAcquire(1, true), .tryAcquire(1, false),
+      ]),
+    StoreScenario(
+      "a booking made during a block is made at its end", .window(limit: 1, per: .seconds(10)),
+      [
+        .block(for: .seconds(30)), .reserve(1, Booked(at: .seconds(30), delay: .seconds(30))),
+        .reserve(1, Booked(at: .seconds(40), delay: .seconds(40))),
+      ]),
+    StoreScenario(
+      "a bucket's debt is paid at the refill rate", .bucket(limit: 10, per: .seconds(60), burst: 10),
+      [
+        .charge(25, .granted(remaining: 0, resetAfter: .seconds(150))), .retryAfter(1, .seconds(96)),
+        .advance(.seconds(96)), .tryAcquire(1, true), .tryAcquire(1, false),
+      ]),
+    StoreScenario(
+      "a bucket's refund never rises above a full bucket less the bookings ahead",
+      .bucket(limit: 1, per: .seconds(10), burst: 2),
+      [
+        .tryAcquire(2, true), .reserve(1, Booked(at: .seconds(10), delay: .seconds(10))),
+        .refund(5, .granted(remaining: 0, resetAfter: .seconds(10) + .nanoseconds(1))),
+        .advance(.seconds(10)), .tryAcquire(2, true), .tryAcquire(1, false),
+      ]),
+    StoreScenario(
+      "a bucket's reset is a full bucket", .bucket(limit: 1, per: .seconds(10), burst: 3),
+      [
+        .charge(7, .granted(remaining: 0, resetAfter: .seconds(70))), .reset(),
+        .peek(1, .granted(remaining: 2, resetAfter: .seconds(10))), .tryAcquire(3, true),
+      ]),
+    StoreScenario(
+      "an update to a higher limit grants at once, every booking kept", .window(limit: 2, per: .seconds(10)),
+      [
+        .tryAcquire(2, true), .advance(.seconds(5)), .tryAcquire(1, false),
+        .update(.window(limit: 3, per: .seconds(10))),
+        .decide(1, .granted(remaining: 0, resetAfter: .seconds(10))), .retryAfter(1, .seconds(5)),
+      ]),
+    StoreScenario(
+      "an update to a longer window forgets what had left the old one", .window(limit: 2, per: .seconds(4)),
+      [
+        .tryAcquire(1, true), .advance(.seconds(3)), .tryAcquire(1, true), .advance(.seconds(3)),
+        .update(.window(limit: 2, per: .seconds(8))),
+        .decide(1, .granted(remaining: 0, resetAfter: .seconds(8))), .retryAfter(1, .seconds(5)),
+      ]),
+    StoreScenario(
+      "an update keeps a bucket's credit, capped by the new burst", .bucket(limit: 10, per: .seconds(10), burst: 10),
+      [
+        .tryAcquire(10, true), .advance(.seconds(5)), .update(.bucket(limit: 20, per: .seconds(10), burst: 20)),
+        .decide(1, .granted(remaining: 4, resetAfter: .seconds(8))),
+        .update(.bucket(limit: 20, per: .seconds(10), burst: 2)),
+        .peek(1, .granted(remaining: 1, resetAfter: .milliseconds(500))),
+      ]),
+  ]
+}
