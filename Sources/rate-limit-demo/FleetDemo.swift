@@ -23,6 +23,11 @@
   /// same on many keys (a sliding window, the database's clock): for `milliseconds`, `tasks` tasks each ask for
   /// one permit of a random key among `keys` ("k0", "k1", …), and every grant is written to `file` as its key
   /// and its instant, one a line.
+  ///
+  /// `--fleet-update-worker <postgres-url> <name> <limit> <window-ms> <new-limit, 0: none>`: one instance of a
+  /// sliding window made with `limit` per `window-ms` (its `prepare()` traps if the name is stored with other
+  /// parameters); it decides key "k" and prints `granted` or `refused`, then, with a new limit, updates the
+  /// name's rule for the fleet (`update(limit:per:)`) and decides "k" again.
   enum FleetDemo {
     static func run(_ arguments: [String]) async -> Int32 {
       switch arguments.first {
@@ -32,6 +37,8 @@
         return await worker(Array(arguments.dropFirst()))
       case "--fleet-keys-worker" where arguments.count == 9:
         return await keysWorker(Array(arguments.dropFirst()))
+      case "--fleet-update-worker" where arguments.count == 6:
+        return await updateWorker(Array(arguments.dropFirst()))
       default:
         fail("usage: rate-limit-demo --fleet <postgres-url>")
         return 2
@@ -75,6 +82,32 @@
         let seconds = wait.components.seconds + (wait.components.attoseconds > 0 ? 1 : 0)
         print("alice's next request, on any instance: Retry-After \(seconds) s (whole seconds, rounded up)")
         try await instances[0].sweep()
+        return 0
+      } catch {
+        fail("\(error)")
+        return 1
+      }
+    }
+
+    static func updateWorker(_ arguments: [String]) async -> Int32 {
+      guard let configuration = _loopbackConfiguration(url: arguments[0]), let limit = Int(arguments[2]),
+        let window = Int(arguments[3]), let newLimit = Int(arguments[4])
+      else {
+        fail("bad --fleet-update-worker arguments: \(arguments)")
+        return 2
+      }
+      let client = PostgresClient(configuration: configuration)
+      let running = Task { await client.run() }
+      defer { running.cancel() }
+      let limiter = PostgresRateLimiter(
+        client: client, name: arguments[1], limit: limit, per: .milliseconds(window), timeout: .seconds(10))
+      do {
+        try await limiter.prepare()
+        print(try await limiter.decide(for: "k").isGranted ? "granted" : "refused")
+        if newLimit > 0 {
+          try await limiter.update(limit: newLimit, per: .milliseconds(window))
+          print(try await limiter.decide(for: "k").isGranted ? "granted" : "refused")
+        }
         return 0
       } catch {
         fail("\(error)")
