@@ -87,7 +87,7 @@ public struct RateLimitGate: Sendable {
   /// Decides the request of `key`: every policy, all or nothing.
   ///
   /// A policy with `counting` other than `.every` keeps its grant here: the middlewares give it back by the
-  /// response's status (``decideRequest(key:)``).
+  /// response's status (`decideRequest(key:)`).
   public func decide(key: String) async throws -> Outcome {
     try await decideRequest(key: key).outcome
   }
