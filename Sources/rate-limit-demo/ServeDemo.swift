@@ -28,6 +28,15 @@
   /// `--serve <port> <postgres-url>` (with the Postgres trait too): one instance of a fleet. `GET /hello` takes
   /// one permit of "fleet", 10 per minute per client address in a `PostgresRateLimiter`: two instances on one
   /// database grant 10 of 15 requests between them.
+  ///
+  /// Without a database, `GET /plan` and `GET /plan/export` choose their policy per request (SPEC 4.2's `select`):
+  /// no `X-User`: "anon", 2 per minute per address; `X-Plan: staff`: not limited (no fields); `X-Plan: pro`:
+  /// "pro", 100 per minute per user; else "free", 6 per minute per user. An export costs 5. Refusals answer
+  /// problem details (RFC 9457).
+  ///
+  /// ```sh
+  /// curl -i -H 'X-User: alice' http://127.0.0.1:8080/plan/export
+  /// ```
   enum ServeDemo {
     /// A request context with the client's address, for the middleware's address initializer.
     struct Context: RequestContext, RemoteAddressRequestContext {
@@ -38,6 +47,29 @@
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
       }
+    }
+
+    /// `/plan` and `/plan/export`: plans chosen per request.
+    static func addPlans(to router: Router<Context>) {
+      let anonymous = RateLimitPolicy("anon", KeyedRateLimiter<String>(limit: 2, per: .seconds(60)))
+      let free = RateLimitPolicy("free", KeyedRateLimiter<String>(limit: 6, per: .seconds(60)))
+      let pro = RateLimitPolicy("pro", KeyedRateLimiter<String>(limit: 100, per: .seconds(60)))
+      let user = HTTPField.Name("X-User")!
+      let plan = HTTPField.Name("X-Plan")!
+      router.group("plan")
+        .add(
+          middleware: RateLimitMiddleware(refusal: .problemDetails) { request, context in
+            guard let id = request.headers[user] else {
+              let address = context.remoteAddress?.ipAddress ?? ""
+              return .limit(clientKey(address: address) ?? address, anonymous)
+            }
+            if request.headers[plan] == "staff" { return .exempt }
+            let chosen = request.headers[plan] == "pro" ? pro : free
+            return .limit(id, request.uri.path.hasSuffix("/export") ? chosen.permits(5) : chosen)
+          }
+        )
+        .get { _, _ in "a plan's request\n" }
+        .get("export") { _, _ in "an export\n" }
     }
 
     static func run(_ arguments: [String]) async -> Int32 {
@@ -73,7 +105,9 @@
         router.group("hello")
           .add(middleware: RateLimitMiddleware(RateLimitPolicy("burst", burst), RateLimitPolicy("daily", daily)))
           .get { _, _ in "hello\n" }
+        addPlans(to: router)
         print("serving http://127.0.0.1:\(port)/hello: 3 per 10 s and 100 a day per client address")
+        print("        http://127.0.0.1:\(port)/plan and /plan/export (costs 5): a plan per request (X-User, X-Plan)")
       }
       let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
       do {
