@@ -16,7 +16,7 @@ swift build -c release --package-path "$here" --product http-benchmark >&2
 binary="$here/.build/release/http-benchmark"
 base=${PORT:-18_080}
 base=${base//_/}
-variants=(plain noop headers keyed)
+variants=(plain noop headers keyed select)
 [[ -n ${RATELIMIT_POSTGRES_URL:-} ]] && variants+=(postgres)
 server_cpu=() client_cpu=()
 if command -v taskset >/dev/null && (($(nproc) >= 2)); then server_cpu=(taskset -c 1) client_cpu=(taskset -c 0); fi
@@ -79,7 +79,7 @@ instructions() {
 echo
 echo "| variant | instructions a request (the router alone) | over \`plain\` |"
 echo "|---|---:|---:|"
-for variant in plain noop headers keyed; do
+for variant in plain noop headers keyed select; do
   small=$(instructions "$variant" 10000)
   large=$(instructions "$variant" 20000)
   each=$(((large - small) / 10000))

@@ -48,10 +48,10 @@ public struct RateLimitGate: Sendable {
       keyed.window > .zero
     {
       var field = ""
-      RateLimitFields.appendPolicy(
-        quotedNames[0], limit: keyed.burst ?? keyed.limit, quotaWindow: keyed.quotaWindow, separated: false,
-        to: &field)
-      inProcess = (keyed, field)
+      let (limit, quotaWindow) = (keyed.burst ?? keyed.limit, keyed.quotaWindow)
+      RateLimitFields.appendPolicy(quotedNames[0], limit: limit, quotaWindow: quotaWindow, separated: false, to: &field)
+      inProcess = InProcess(
+        limiter: keyed, permits: policies[0].permits, policyField: field, limit: limit, quotaWindow: quotaWindow)
     } else {
       inProcess = nil
     }
@@ -59,8 +59,17 @@ public struct RateLimitGate: Sendable {
 
   /// The policies' names as Structured Field strings, made once.
   private let quotedNames: [String]
-  /// The one policy's in-process limiter, and its `RateLimit-Policy` value (its quota never changes).
-  private let inProcess: (limiter: KeyedRateLimiter<String>, policyField: String)?
+  /// The one policy's in-process limiter, and its `RateLimit-Policy` value for the quota it had when the gate was
+  /// made (a decision with another quota, after an `update`, takes the general path).
+  private let inProcess: InProcess?
+
+  private struct InProcess: Sendable {
+    let limiter: KeyedRateLimiter<String>
+    let permits: Int
+    let policyField: String
+    let limit: Int
+    let quotaWindow: Duration
+  }
 
   /// What to answer.
   public enum Outcome: Sendable {
@@ -112,13 +121,14 @@ public struct RateLimitGate: Sendable {
   /// and back, which cost a hello-world server a fifth of its requests per second.
   ///
   /// A grant, the usual answer, comes as the `RateLimit` field's value alone (`nil` with
-  /// ``RateLimitHeaders/none``): its `RateLimit-Policy` is ``_inProcessPolicyField``, which never changes, so a
-  /// middleware makes that field once.
+  /// ``RateLimitHeaders/none``): its `RateLimit-Policy` is ``_inProcessPolicyField``, so a middleware makes that
+  /// field once. A grant with another quota (the limiter was updated) comes as `.other`, with both fields.
   package func _decideInProcess(key: String) -> _InProcessOutcome? {
     guard let inProcess else { return nil }
     if key.utf8.count > Self.maximumKeyLength { return .other(.badRequest) }
-    let decision = inProcess.limiter.decide(policies[0].permits, for: key)
-    guard decision.isGranted else { return .other(outcome([decision])) }
+    let decision = inProcess.limiter.decide(inProcess.permits, for: key)
+    guard decision.isGranted, decision.limit == inProcess.limit, decision.quotaWindow == inProcess.quotaWindow
+    else { return .other(outcome([decision])) }
     guard headers.addsRateLimitFields else { return .granted(rateLimit: nil) }
     return .granted(rateLimit: RateLimitFields.stateValue(quotedNames[0], decision))
   }
@@ -188,7 +198,7 @@ public struct RateLimitGate: Sendable {
     if policies.count == 1 {
       // An in-process limiter decides synchronously: called directly, not through the protocol's `async`
       // requirement, whose witness may hop to another executor and back on every request.
-      if let inProcess { return [inProcess.limiter.decide(policies[0].permits, for: key)] }
+      if let inProcess { return [inProcess.limiter.decide(inProcess.permits, for: key)] }
       return [try await policies[0].limiter.decide(policies[0].permits, for: key)]
     }
     if let joint = policies.first?.limiter as? any _JointlyDecidingLimiter, canDecideJointly(with: joint) {

@@ -1,6 +1,5 @@
 #if Hummingbird
   public import Hummingbird
-  import Dispatch
   import HTTPTypes
   import Logging
   import Metrics
@@ -127,7 +126,7 @@
       _ key: String, by limits: Limits, _ request: Request, _ context: Context,
       _ next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-      let start = DispatchTime.now().uptimeNanoseconds
+      let start = monotonicNanoseconds()
       switch limits.gate._decideInProcess(key: key) {
       case .granted(let state)?:
         // In-process, the usual answer: no suspension (an `async` call may hop executors, a fifth of a
@@ -170,7 +169,7 @@
     /// Records a request's whole decision in `ratelimit_decision_duration`, and counts the policies a fallback
     /// answered in `ratelimit_fallback{policy}`.
     func decided(since start: UInt64, fallbacks: [String] = []) {
-      decisionDuration.recordNanoseconds(Int64(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds &- start))
+      decisionDuration.recordNanoseconds(Int64(truncatingIfNeeded: monotonicNanoseconds() &- start))
       for name in fallbacks { Counter(label: "ratelimit_fallback", dimensions: [("policy", name)]).increment() }
     }
 

@@ -1,5 +1,4 @@
 #if Vapor
-  import Dispatch
   import Logging
   import Metrics
   import NIOCore
@@ -132,7 +131,7 @@
     /// Records a request's whole decision in `ratelimit_decision_duration`, and counts the policies a fallback
     /// answered in `ratelimit_fallback{policy}`.
     private func decided(since start: UInt64, fallbacks: [String] = []) {
-      decisionDuration.recordNanoseconds(Int64(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds &- start))
+      decisionDuration.recordNanoseconds(Int64(truncatingIfNeeded: monotonicNanoseconds() &- start))
       for name in fallbacks { Counter(label: "ratelimit_fallback", dimensions: [("policy", name)]).increment() }
     }
 
@@ -156,7 +155,7 @@
       let outcome: RateLimitGate.Outcome
       var shadowRefused: [String] = []
       var settlement: RateLimitGate.Settlement?
-      let start = DispatchTime.now().uptimeNanoseconds
+      let start = monotonicNanoseconds()
       switch limits.gate._decideInProcess(key: key) {
       case .granted(let state)?:
         // In-process, the usual answer: no suspension (an `async` call may hop executors, a fifth of a

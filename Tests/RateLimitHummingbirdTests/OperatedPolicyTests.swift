@@ -28,7 +28,7 @@
     /// Five failed logins, then 429; a successful login in between costs nothing (checked through `peek`).
     @Test(arguments: [false, true])
     func onlyFailuresCount(live: Bool) async throws {
-      let logins = KeyedRateLimiter<String>(limit: 5, per: .seconds(900))
+      let logins = KeyedRateLimiter<String>(limit: 5, per: .seconds(900), clock: ManualClock())
       let router = Self.loginRouter(
         RateLimitMiddleware(RateLimitPolicy("login", logins, counting: .failures)) { _, _ in "client" })
       let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
@@ -131,6 +131,25 @@
       #expect(granted.totalValue == 2)
       #expect(trial.peek(1, for: "client").remaining == 0 && !trial.peek(1, for: "client").isGranted)
       #expect(enforced.peek(1, for: "client").isGranted == false)
+    }
+
+    /// An `update` shows in the next response's fields: the middleware's fast path does not keep a stale quota.
+    @Test func anUpdatedLimiterAdvertisesItsNewQuota() async throws {
+      let limiter = KeyedRateLimiter<String>(limit: 5, per: .seconds(60), clock: ManualClock())
+      let router = Router()
+      router.add(middleware: RateLimitMiddleware(RateLimitPolicy("api", limiter)) { _, _ in "client" })
+      router.get("/") { _, _ in "ok" }
+      let app = Application(router: router)
+      try await app.test(.router) { client in
+        try await client.execute(uri: "/", method: .get) { response in
+          #expect(response.headers[HTTPField.Name("RateLimit-Policy")!] == #""api";q=5;w=60"#)
+        }
+        limiter.update(limit: 10, per: .seconds(60))
+        try await client.execute(uri: "/", method: .get) { response in
+          #expect(response.headers[HTTPField.Name("RateLimit-Policy")!] == #""api";q=10;w=60"#)
+          #expect(response.headers[HTTPField.Name("RateLimit")!] == #""api";r=8;t=60"#)
+        }
+      }
     }
   }
 #endif

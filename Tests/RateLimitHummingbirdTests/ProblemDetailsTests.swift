@@ -11,7 +11,7 @@
   /// SPEC 4.2: `refusal: .problemDetails` and `ipv6Prefix:` through Hummingbird's own test library.
   @Suite struct HummingbirdProblemDetailsTests {
     @Test func aRefusalAnswersProblemDetails() async throws {
-      let logins = KeyedRateLimiter<String>(limit: 1, per: .seconds(60))
+      let logins = KeyedRateLimiter<String>(limit: 1, per: .seconds(60), clock: ManualClock())
       let router = Router()
       router.add(
         middleware: RateLimitMiddleware(RateLimitPolicy("login", logins), refusal: .problemDetails) { request, _ in
@@ -34,7 +34,7 @@
 
     /// A live server keyed by address with `ipv6Prefix: 48`: the loopback peer (IPv4) keys as itself.
     @Test func theAddressInitializerTakesAnIPv6Prefix() async throws {
-      let limiter = KeyedRateLimiter<String>(limit: 1, per: .seconds(60))
+      let limiter = KeyedRateLimiter<String>(limit: 1, per: .seconds(60), clock: ManualClock())
       let router = Router(context: AddressContext.self)
       router.add(
         middleware: RateLimitMiddleware(RateLimitPolicy("api", limiter), refusal: .problemDetails, ipv6Prefix: 48))

@@ -26,7 +26,7 @@
       router.add(middleware: TracingMiddleware())
       router.add(
         middleware: RateLimitMiddleware(
-          RateLimitPolicy(name, KeyedRateLimiter<String>(limit: 1, per: .seconds(30)))
+          RateLimitPolicy(name, KeyedRateLimiter<String>(limit: 1, per: .seconds(30), clock: ManualClock()))
         ) { _, _ in "client" })
       router.get("/traced") { _, _ in "ok" }
       let app = Application(router: router)

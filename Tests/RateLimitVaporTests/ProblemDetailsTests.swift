@@ -9,7 +9,7 @@
   /// SPEC 4.2: `refusal: .problemDetails` through Vapor's own test library.
   @Suite struct VaporProblemDetailsTests {
     @Test func aRefusalAnswersProblemDetails() async throws {
-      let logins = KeyedRateLimiter<String>(limit: 1, per: .seconds(60))
+      let logins = KeyedRateLimiter<String>(limit: 1, per: .seconds(60), clock: ManualClock())
       try await withApp { app in
         app.grouped(
           RateLimitMiddleware(RateLimitPolicy("login", logins), refusal: .problemDetails) {

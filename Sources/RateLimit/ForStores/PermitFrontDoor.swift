@@ -69,7 +69,7 @@ package struct PermitFrontDoor: Sendable {
 
   /// `decide`'s public form, for every store: the verdict with this rule's quota (the capacity) and window.
   package func report(_ verdict: PermitVerdict) -> RateLimitDecision {
-    let parameters = self.parameters
+    let parameters = verdict.parameters ?? self.parameters
     return verdict.decision(
       limit: parameters.capacity, window: parameters.window, quotaWindow: parameters.quotaWindow)
   }

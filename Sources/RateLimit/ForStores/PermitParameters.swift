@@ -2,14 +2,23 @@
 /// `update` (SPEC 4.2) changes them.
 package struct PermitParameters: Sendable, Hashable {
   /// N: the permits per ``window`` (sliding window), or the refill rate per ``window`` (token bucket).
-  package var limit: Int
+  package let limit: Int
   /// T. `.zero`: no limiting.
-  package var window: Duration
+  package let window: Duration
   /// B, the bucket's size; `nil` for a strict sliding window.
-  package var burst: Int?
+  package let burst: Int?
+  /// The time in which `capacity` permits are allocated: T for a sliding window, B × T / N for a token bucket
+  /// (the time to refill B; rounded up to the nanosecond); `.zero` with no limiting. Computed once.
+  package let quotaWindow: Duration
 
   package init(limit: Int, window: Duration, burst: Int?) {
     (self.limit, self.window, self.burst) = (limit, window, burst)
+    if let burst, window > .zero {
+      let nanoseconds = wholeNanoseconds(window, roundingUp: true)
+      quotaWindow = .nanoseconds(Wide.product(Int64(burst), nanoseconds).dividedRoundingUp(by: Int64(limit)))
+    } else {
+      quotaWindow = window
+    }
   }
 
   /// The most permits one request can take: `burst`, or `limit` for a sliding window.
@@ -17,14 +26,6 @@ package struct PermitParameters: Sendable, Hashable {
 
   /// `window == .zero`: every request up to the capacity is granted at once, and nothing is kept.
   package var isUnlimited: Bool { window == .zero }
-
-  /// The time in which `capacity` permits are allocated: T for a sliding window, B × T / N for a token bucket
-  /// (the time to refill B; rounded up to the nanosecond); `.zero` with no limiting.
-  package var quotaWindow: Duration {
-    guard let burst, !isUnlimited else { return window }
-    let nanoseconds = wholeNanoseconds(window, roundingUp: true)
-    return .nanoseconds(Wide.product(Int64(burst), nanoseconds).dividedRoundingUp(by: Int64(limit)))
-  }
 
   /// The rule, as a trap names it: "a sliding window of 5 per 60 seconds", "a token bucket of 10 per
   /// 1.0 seconds with burst 3".

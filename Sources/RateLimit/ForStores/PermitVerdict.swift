@@ -11,11 +11,17 @@ package struct PermitVerdict: Sendable, Equatable {
   package var retryAfter: Int64?
   /// Nanoseconds until one more permit, once `remaining` are taken now (``RateLimitDecision/effectiveWindow``).
   package var effectiveWindow: Int64
+  /// The parameters of the rule that decided, when the store read them with its state (an in-process store);
+  /// `nil`: the door's.
+  package var parameters: PermitParameters?
 
   /// A verdict with every field given.
-  package init(isGranted: Bool, remaining: Int, resetAfter: Int64, retryAfter: Int64?, effectiveWindow: Int64) {
+  package init(
+    isGranted: Bool, remaining: Int, resetAfter: Int64, retryAfter: Int64?, effectiveWindow: Int64,
+    parameters: PermitParameters? = nil
+  ) {
     (self.isGranted, self.remaining, self.resetAfter, self.retryAfter) = (isGranted, remaining, resetAfter, retryAfter)
-    self.effectiveWindow = effectiveWindow
+    (self.effectiveWindow, self.parameters) = (effectiveWindow, parameters)
   }
 
   /// The public form, with the rule's quota, window and quota window.
@@ -39,8 +45,9 @@ extension PermitBook {
     }
     if isUnlimited {
       return (
-        PermitVerdict(isGranted: true, remaining: rule.capacity, resetAfter: 0, retryAfter: nil, effectiveWindow: 0),
-        nil
+        PermitVerdict(
+          isGranted: true, remaining: rule.capacity, resetAfter: 0, retryAfter: nil, effectiveWindow: 0,
+          parameters: parameters), nil
       )
     }
     let id = newID(cancellable: undoable)
@@ -58,18 +65,20 @@ extension PermitBook {
       let rest = isUnlimited ? blockedUntil : Swift.max(blockedUntil, rule.restAt(at: blockedUntil, in: state))
       return PermitVerdict(
         isGranted: false, remaining: 0, resetAfter: Nanoseconds.subtracting(rest, now), retryAfter: retry,
-        effectiveWindow: retryAfter(1, at: now, blockedUntil: blockedUntil, in: state))
+        effectiveWindow: retryAfter(1, at: now, blockedUntil: blockedUntil, in: state), parameters: parameters)
     }
     if isUnlimited {
       return PermitVerdict(
-        isGranted: granted, remaining: rule.capacity, resetAfter: 0, retryAfter: nil, effectiveWindow: 0)
+        isGranted: granted, remaining: rule.capacity, resetAfter: 0, retryAfter: nil, effectiveWindow: 0,
+        parameters: parameters)
     }
     let retry: Int64? = granted || permits > rule.capacity ? nil : retryAfter(permits, at: now, in: state)
-    let effective = rule.effectiveWindow(at: now, in: state) ?? retryAfter(1, at: now, in: state)
+    let report = rule.report(at: now, in: state)
+    let effective = report.effectiveWindow ?? retryAfter(1, at: now, in: state)
     return PermitVerdict(
-      isGranted: granted, remaining: rule.remaining(at: now, in: state),
-      resetAfter: Swift.max(0, Nanoseconds.subtracting(rule.restAt(at: now, in: state), now)), retryAfter: retry,
-      effectiveWindow: Swift.max(0, effective))
+      isGranted: granted, remaining: report.remaining,
+      resetAfter: Swift.max(0, Nanoseconds.subtracting(report.restAt, now)), retryAfter: retry,
+      effectiveWindow: Swift.max(0, effective), parameters: parameters)
   }
 
   /// Takes back a grant `decide(_:at:undoable:in:)` made, whenever: as if it had never been made, less what

@@ -99,7 +99,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
   public init(limit: Int, per window: Duration, clock: some RateLimitClock = .dispatch) {
     door = PermitFrontDoor(limit: limit, window: window, burst: nil, of: "KeyedRateLimiter")
     let rule = SlidingWindow<KeyedWindowLog>(limit: limit, window: Nanoseconds.window(window))
-    store = .window(KeyedPermitStore(rule: rule, isUnlimited: door.isUnlimited, clock: PermitClock(clock)))
+    store = .window(KeyedPermitStore(rule: rule, parameters: door.parameters, clock: PermitClock(clock)))
   }
 
   /// A token bucket per key: one permit every `window / limit`, up to `burst` at once; each starts full.
@@ -112,7 +112,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
   public init(limit: Int, per window: Duration, burst: Int, clock: some RateLimitClock = .dispatch) {
     door = PermitFrontDoor(limit: limit, window: window, burst: burst, of: "KeyedRateLimiter")
     let rule = TokenBucket(limit: Int64(limit), window: Nanoseconds.window(window), burst: burst)
-    store = .bucket(KeyedPermitStore(rule: rule, isUnlimited: door.isUnlimited, clock: PermitClock(clock)))
+    store = .bucket(KeyedPermitStore(rule: rule, parameters: door.parameters, clock: PermitClock(clock)))
   }
 
   /// ``RateLimiter/tryAcquire(_:)`` for `key`.

@@ -119,7 +119,7 @@ public final class RateLimiter: Sendable {
   public init(limit: Int, per window: Duration, clock: some RateLimitClock = .dispatch) {
     door = PermitFrontDoor(limit: limit, window: window, burst: nil, of: "RateLimiter")
     let rule = SlidingWindow<BookingLog>(limit: limit, window: Nanoseconds.window(window))
-    core = .window(PermitCore(rule: rule, isUnlimited: door.isUnlimited, clock: PermitClock(clock)))
+    core = .window(PermitCore(rule: rule, parameters: door.parameters, clock: PermitClock(clock)))
   }
 
   /// Creates a token bucket: one permit every `window / limit` on average, up to `burst` at once; starts full.
@@ -134,7 +134,7 @@ public final class RateLimiter: Sendable {
   public init(limit: Int, per window: Duration, burst: Int, clock: some RateLimitClock = .dispatch) {
     door = PermitFrontDoor(limit: limit, window: window, burst: burst, of: "RateLimiter")
     let rule = TokenBucket(limit: Int64(limit), window: Nanoseconds.window(window), burst: burst)
-    core = .bucket(PermitCore(rule: rule, isUnlimited: door.isUnlimited, clock: PermitClock(clock)))
+    core = .bucket(PermitCore(rule: rule, parameters: door.parameters, clock: PermitClock(clock)))
   }
 
   /// Takes `permits` now if they can be granted now; never waits, never books for later.

@@ -105,7 +105,7 @@ if CommandLine.arguments.dropFirst().first == "--gate" {
 
 // Each variant is a server of its own with one route, `/hello`: a route found among others costs more the later
 // it was added (Hummingbird compares it with those before it), which is not the middleware's cost.
-let variants = ["plain", "noop", "headers", "keyed", "postgres"]
+let variants = ["plain", "noop", "headers", "keyed", "select", "postgres"]
 let variant = CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : ""
 guard variants.contains(variant) else {
   print("usage: http-benchmark <port> <variant> | --gate | --responder <variant> <requests>; variants: \(variants)")
@@ -123,6 +123,18 @@ case "keyed":
   router.group().add(middleware: RateLimitMiddleware(RateLimitPolicy("keyed", keyed))).get("hello") { _, _ in
     "hello\n"
   }
+case "select":
+  // The same policy and key, chosen per request (SPEC 4.2: within 10 % of the fixed form).
+  let keyed = KeyedRateLimiter<String>(limit: 1_000_000_000, per: .seconds(1), burst: 1_000_000_000)
+  let policy = RateLimitPolicy("keyed", keyed)
+  router.group()
+    .add(
+      middleware: RateLimitMiddleware { _, context in
+        let address = context.remoteAddress?.ipAddress ?? ""
+        return .limit(clientKey(address: address) ?? address, policy)
+      }
+    )
+    .get("hello") { _, _ in "hello\n" }
 default:
   guard let url = ProcessInfo.processInfo.environment["RATELIMIT_POSTGRES_URL"],
     var configuration = _loopbackConfiguration(url: url)

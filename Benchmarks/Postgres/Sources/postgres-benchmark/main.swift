@@ -127,6 +127,9 @@ for connections in [1, 4] {
         _ = try await shared.tryAcquire(for: "hot")
       }
       print(row("\(rule), one hot key, \(label)", hot, floor: floor, statements: shared._statementsSent - sent))
+      // SPEC 4.2: a peek is one round trip, the decision made and rolled back.
+      let peeked = try await measure(tasks: tasks, count: decisions) { _ in _ = try await shared.peek(for: "hot") }
+      print(row("\(rule), peek of the hot key, \(label)", peeked, floor: floor))
       sent = shared._statementsSent
       let spread = try await measure(tasks: tasks, count: decisions) { index in
         _ = try await shared.tryAcquire(for: keys[(index &* 7_919 &+ tasks &* 31 &+ connections) % keys.count])

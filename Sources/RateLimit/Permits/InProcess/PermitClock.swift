@@ -37,6 +37,9 @@ struct PermitBook<Rule: PermitRule>: Sendable {
   private(set) var rule: Rule
   /// `window == .zero`: no limiting (every request up to the capacity is granted at once; nothing is kept).
   private(set) var isUnlimited: Bool
+  /// The parameters the rule was made with, carried by every verdict (so that a report reads them under the
+  /// store's lock, with the state).
+  private(set) var parameters: PermitParameters
   private var nextID: UInt64 = 0
   private var steps = ClockSteps()
   /// Every step back the clock took, summed.
@@ -44,9 +47,10 @@ struct PermitBook<Rule: PermitRule>: Sendable {
   /// How far the rule's time line runs ahead of the clock: the steps back (``PermitRule/takesStepsOnATimeLine``).
   private var offset: Int64 { Rule.takesStepsOnATimeLine ? steps.stepsBack : 0 }
 
-  init(rule: Rule, isUnlimited: Bool) {
+  init(rule: Rule, parameters: PermitParameters) {
     self.rule = rule
-    self.isUnlimited = isUnlimited
+    self.isUnlimited = parameters.isUnlimited
+    self.parameters = parameters
   }
 
   /// Takes in a clock reading: returns how far the clock went back since the previous one (0 if it did not). For
@@ -105,6 +109,7 @@ struct PermitBook<Rule: PermitRule>: Sendable {
     let startsFresh = isUnlimited || parameters.isUnlimited
     rule = old.updated(to: parameters, at: now)
     isUnlimited = parameters.isUnlimited
+    self.parameters = parameters
     return (old, startsFresh)
   }
 

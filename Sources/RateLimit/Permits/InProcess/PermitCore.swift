@@ -15,8 +15,8 @@ final class PermitCore<Rule: PermitRule>: BookingCanceller, @unchecked Sendable 
   /// The waiters, moved back with the clock.
   let waiters: WaiterTimeline
 
-  init(rule: Rule, isUnlimited: Bool, clock: PermitClock) {
-    self.book = PermitBook(rule: rule, isUnlimited: isUnlimited)
+  init(rule: Rule, parameters: PermitParameters, clock: PermitClock) {
+    self.book = PermitBook(rule: rule, parameters: parameters)
     self.state = rule.fresh
     self.clock = clock
     self.waiters = WaiterTimeline(clock: clock)

@@ -55,6 +55,10 @@ protocol PermitRule: Sendable {
   /// comes; `nil` when none remain (then it is `retryAfter(1)`, bookings ahead and debt included).
   func effectiveWindow(at now: Int64, in state: State) -> Int64?
 
+  /// ``remaining(at:in:)``, ``restAt(at:in:)`` and ``effectiveWindow(at:in:)`` at once, for a verdict (a rule
+  /// may share their work: the bucket's credit is counted once).
+  func report(at now: Int64, in state: State) -> (remaining: Int, restAt: Int64, effectiveWindow: Int64?)
+
   /// The clock went back by `jump`: counts as no time passing. Not called for a rule on a time line.
   func clockWentBack(by jump: Int64, in state: inout State)
 
@@ -83,4 +87,10 @@ struct Booking: Sendable {
   var time: Int64
   var permits: Int
   var id: UInt64
+}
+
+extension PermitRule {
+  func report(at now: Int64, in state: State) -> (remaining: Int, restAt: Int64, effectiveWindow: Int64?) {
+    (remaining(at: now, in: state), restAt(at: now, in: state), effectiveWindow(at: now, in: state))
+  }
 }

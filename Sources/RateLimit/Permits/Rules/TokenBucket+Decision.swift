@@ -19,6 +19,20 @@ extension TokenBucket {
     return (Wide.product(1, window) - accrued).dividedRoundingUp(by: limit)
   }
 
+  /// The three at once, the credit counted once (a decision's hot path).
+  func report(at now: Int64, in state: State) -> (remaining: Int, restAt: Int64, effectiveWindow: Int64?) {
+    let tokens = self.tokens(at: now, in: state)
+    var rest = tokens < full ? Nanoseconds.adding(now, (full - tokens).dividedRoundingUp(by: limit)) : Int64.min
+    let ahead = state.ahead.last.map { $0.time }
+    if let ahead, ahead >= now { rest = Swift.max(rest, Nanoseconds.adding(ahead, 1)) }
+    if let ahead, ahead > now { return (0, rest, nil) }
+    if tokens < .zero { return (0, rest, nil) }
+    let whole = Swift.min(tokens.dividedRoundingDown(by: window), Int64(burst))
+    guard whole > 0 else { return (0, rest, nil) }
+    let accrued = tokens - Wide.product(whole, window)
+    return (Int(whole), rest, (Wide.product(1, window) - accrued).dividedRoundingUp(by: limit))
+  }
+
   /// At rest once full again with nothing booked at or after now.
   func restAt(at now: Int64, in state: State) -> Int64 {
     let tokens = self.tokens(at: now, in: state)

@@ -73,7 +73,14 @@ struct TokenBucket: PermitRule {
     // bucket would go into debt.
     if deadline <= now {
       if let last = state.ahead.last, last.time > now { return nil }
-      if tokens(at: now, in: state) - Wide.product(Int64(permits), window) < .zero { return nil }
+      // The credit counted once: enough now, or refused.
+      let tokens = self.tokens(at: now, in: state) - Wide.product(Int64(permits), window)
+      if tokens < .zero { return nil }
+      state.last = now
+      state.tokens = tokens
+      state.lastEvent = now
+      if cancellable { state.ahead.append(BookingLog.Entry(time: now, permits: permits, id: id)) }
+      return Booking(time: now, permits: permits, id: id)
     }
     let (tokens, bucketTime) = take(permits, at: now, in: state)
     // First come, first served: not before a live booking made earlier. The later instant is the booking's

@@ -12,8 +12,8 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
   /// The waiters, moved back with the clock.
   let waiters: WaiterTimeline
 
-  init(rule: Rule, isUnlimited: Bool, clock: PermitClock) {
-    self.permits = KeyedPermits(rule: rule, isUnlimited: isUnlimited)
+  init(rule: Rule, parameters: PermitParameters, clock: PermitClock) {
+    self.permits = KeyedPermits(rule: rule, parameters: parameters)
     self.clock = clock
     self.waiters = WaiterTimeline(clock: clock)
   }

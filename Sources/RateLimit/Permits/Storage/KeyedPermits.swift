@@ -30,8 +30,8 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   /// held (not fresh) until its block ends.
   private var blocks: [Key: Int64] = [:]
 
-  init(rule: Rule, isUnlimited: Bool) {
-    book = PermitBook(rule: rule, isUnlimited: isUnlimited)
+  init(rule: Rule, parameters: PermitParameters) {
+    book = PermitBook(rule: rule, parameters: parameters)
     scratch = rule.fresh
   }
 
