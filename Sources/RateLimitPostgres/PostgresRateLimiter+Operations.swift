@@ -90,7 +90,7 @@
 
     /// Changes this name's rule for every process of the fleet, at once, keeping every key's state (a sliding
     /// window's bookings in (now − old window, ∞) count against the new parameters). This limiter reports the
-    /// new parameters from now on; the others decide by them from their next decision.
+    /// new parameters from now on; the others decide by them, and report them, from their next decision.
     ///
     /// - Parameters:
     ///   - limit: N, at least 1.

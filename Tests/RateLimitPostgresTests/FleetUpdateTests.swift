@@ -51,7 +51,8 @@
         #expect(output == "refused\ngranted\n")
         // This process decides by the stored rule from its next decision: "k" kept its 3 bookings, a new key
         // gets 3.
-        #expect(try await !here.decide(for: "k").isGranted)
+        let refused = try await here.decide(for: "k")
+        #expect(!refused.isGranted && refused.limit == 3 && here.limit == 3)
         for _ in 0..<3 { #expect(try await here.decide(for: "other").isGranted) }
         #expect(try await !here.decide(for: "other").isGranted)
         // A third process started with the old parameters is refused, naming both.

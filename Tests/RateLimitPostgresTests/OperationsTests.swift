@@ -167,8 +167,12 @@
           #expect(try await !b.decide(for: "k").isGranted)
           try await a.update(limit: 3, per: .seconds(60))
           #expect(a.limit == 3)
-          // b decides by the stored rule from its next decision: the two bookings kept, one more granted.
-          #expect(try await b.decide(for: "k").isGranted)
+          // b decides by the stored rule from its next decision, and reports it: the two bookings kept, one
+          // more granted.
+          #expect(b.limit == 2)
+          let decision = try await b.decide(for: "k")
+          #expect(decision.isGranted && decision.limit == 3 && decision.remaining == 0)
+          #expect(b.limit == 3)
           #expect(try await !a.decide(for: "k").isGranted)
         }
       }

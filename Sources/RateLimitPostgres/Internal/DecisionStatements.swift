@@ -7,10 +7,13 @@
   struct DecideStatement: PostgresPreparedStatement {
     static let sql = """
       SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at, \
-      ratelimit_effective_v1($1, $2, $3, $4, $5, o_now) \
+      ratelimit_effective_v1($1, $2, $3, $4, $5, o_now), \
+      (SELECT lim FROM ratelimit_names WHERE name = $1), (SELECT win FROM ratelimit_names WHERE name = $1), \
+      (SELECT burst FROM ratelimit_names WHERE name = $1) \
       FROM ratelimit_decide_v4($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
       """
-    typealias Row = DecisionRow
+    /// The decision, and the name's stored rule it was decided by (release 10: `update` may have changed it).
+    typealias Row = (decision: DecisionRow, stored: StoredRule)
 
     var name: ByteBuffer
     var key: ByteBuffer
@@ -43,21 +46,35 @@
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      try row.decode((Int64, Int64, Int64?, Bool, Int32, Int64, Int64, Int64).self)
+      let (time, now, id, booked, swept, remaining, restAt, effective, limit, window, burst) = try row.decode(
+        (Int64, Int64, Int64?, Bool, Int32, Int64, Int64, Int64, Int64?, Int64?, Int64?).self)
+      return (
+        (time, now, id, booked, swept, remaining, restAt, effective),
+        StoredRule(limit: limit, window: window, burst: burst)
+      )
     }
+  }
+
+  /// A name's rule as `ratelimit_names` stores it (`nil`s: no row yet).
+  struct StoredRule: Sendable {
+    var limit: Int64?
+    var window: Int64?
+    var burst: Int64?
   }
 
   /// Several decisions in one statement (`ratelimit_decide_many_v5`), prepared once per connection; a row per
   /// decision, in order, its values `NULL` when its key's lock was held elsewhere (`o_blocked`).
   struct DecideManyStatement: PostgresPreparedStatement {
     static let sql = """
-      SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at, o_blocked, o_effective \
+      SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at, o_blocked, o_effective, \
+      (SELECT lim FROM ratelimit_names WHERE name = $1), (SELECT win FROM ratelimit_names WHERE name = $1), \
+      (SELECT burst FROM ratelimit_names WHERE name = $1) \
       FROM ratelimit_decide_many_v6($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
       """
     /// A decision's answer, or `blocked` (its key's lock held elsewhere) with its values `nil`.
     typealias Row = (
       time: Int64?, now: Int64?, id: Int64?, booked: Bool, swept: Int32, remaining: Int64?, restAt: Int64?,
-      blocked: Bool, effective: Int64?
+      blocked: Bool, effective: Int64?, stored: StoredRule
     )
 
     var name: ByteBuffer
@@ -91,7 +108,12 @@
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      try row.decode((Int64?, Int64?, Int64?, Bool, Int32, Int64?, Int64?, Bool, Int64?).self)
+      let (time, now, id, booked, swept, remaining, restAt, blocked, effective, limit, window, burst) =
+        try row.decode((Int64?, Int64?, Int64?, Bool, Int32, Int64?, Int64?, Bool, Int64?, Int64?, Int64?, Int64?).self)
+      return (
+        time, now, id, booked, swept, remaining, restAt, blocked, effective,
+        StoredRule(limit: limit, window: window, burst: burst)
+      )
     }
   }
 

@@ -106,6 +106,7 @@
         }
         guard rows.count == live.count else { throw NoRow() }
         if let swept = rows.first?.swept { sweptRows(swept) }
+        if let stored = rows.first?.stored { adopt(stored) }
         for (pending, row) in zip(live, rows) {
           guard !row.blocked, let time = row.time, let now = row.now, let remaining = row.remaining,
             let restAt = row.restAt, let effective = row.effective
@@ -138,14 +139,30 @@
         name: nameBytes, key: request.key, limit: Int64(limit), window: windowNanoseconds,
         burst: burst.map(Int64.init), permits: request.permits, now: nowSent, maxDelay: request.maxDelay,
         mode: request.mode.rawValue, sweep: sweep, lockTimeout: lockTimeout, id: request.bookingID)
-      let row = try await run(within: deadline, outageKey: String(buffer: request.key)) { client -> DecisionRow? in
+      let answer = try await run(within: deadline, outageKey: String(buffer: request.key)) {
+        client -> DecideStatement.Row? in
         for try await row in try await client.execute(statement) { return row }
         return nil
       }
       // The function always returns a row: none is a bug, not an outage.
-      guard let row else { throw NoRow() }
+      guard let (row, stored) = answer else { throw NoRow() }
       sweptRows(row.swept)
+      adopt(stored)
       return row
+    }
+
+    /// The name's rule as the database stored it, which its decisions followed: this limiter reports it from
+    /// now on (another process's `update`, SPEC 4.2).
+    func adopt(_ stored: StoredRule) {
+      guard let limit = stored.limit, let window = stored.window, window > 0 else { return }
+      let current = door.parameters
+      if Int64(current.limit) == limit, wholeNanoseconds(current.window, roundingUp: true) == window,
+        current.burst.map(Int64.init) == stored.burst
+      {
+        return
+      }
+      door.adopt(
+        PermitParameters(limit: Int(limit), window: .nanoseconds(window), burst: stored.burst.map { Int($0) }))
     }
 
     /// A sweep that deleted a whole batch may have left more: the next decision sweeps again.
