@@ -1,0 +1,45 @@
+#if Postgres
+  import PostgresNIO
+  import RateLimit
+  import RateLimitHTTP
+  import RateLimitPostgres
+  import Testing
+
+  /// SPEC 4.2: a PostgreSQL plan shared by two server instances (each its own client, as two processes), counting
+  /// only failures: a success on one instance gives its permit back on the shared key, seen by the other. The
+  /// gate is what both middlewares run (`RateLimitGate`); its settlement is what they do after the route.
+  @Suite struct SharedCountingTests {
+    @Test func aSuccessOnOneInstanceGivesBackOnTheSharedKey() async throws {
+      _ = try await TestDatabase.withClient { (first: PostgresClient) async throws in
+        _ = try await TestDatabase.withClient { (second: PostgresClient) async throws in
+          let name = TestDatabase.uniqueName()
+          func instance(_ client: PostgresClient) -> (RateLimitGate, PostgresRateLimiter) {
+            let limiter = PostgresRateLimiter(
+              client: client, name: name, limit: 3, per: .seconds(900), timeout: TestDatabase.timeout,
+              localRefusals: false)
+            return (RateLimitGate([RateLimitPolicy("login", limiter, counting: .failures)]), limiter)
+          }
+          let (a, limiterA) = instance(first)
+          let (b, limiterB) = instance(second)
+          /// One login on `gate`, answered `status` by the route; whether it was let through.
+          func login(_ gate: RateLimitGate, _ status: Int) async throws -> Bool {
+            let decided = try await gate.decideRequest(key: "10.0.0.1")
+            guard case .granted = decided.outcome else { return false }
+            await decided.settlement.settle(status: status)
+            return true
+          }
+          #expect(try await login(a, 401))
+          #expect(try await login(b, 200))  // a success: given back
+          #expect(try await limiterA.peek(for: "10.0.0.1").remaining == 1)
+          #expect(try await login(a, 200))
+          #expect(try await login(b, 401))
+          #expect(try await login(a, 500))
+          // Three failures: refused on both instances.
+          #expect(try await login(b, 200) == false)
+          #expect(try await login(a, 200) == false)
+          #expect(try await !limiterB.peek(for: "10.0.0.1").isGranted)
+        }
+      }
+    }
+  }
+#endif
