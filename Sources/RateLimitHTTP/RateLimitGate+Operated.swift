@@ -68,6 +68,9 @@ extension RateLimitGate {
   /// end); `nil` if the limiter could not (an outage: the refusal stands as decided).
   private func penalise(_ key: String, by policy: RateLimitPolicy, for penalty: Duration) async -> RateLimitDecision? {
     guard let operable = policy.limiter as? any OperableKeyedLimiter else { return nil }
+    if let penalising = operable as? any _PenalisingLimiter {
+      return try? await penalising._penalise(key, for: penalty, permits: policy.permits)
+    }
     if let reporting = operable as? any _BlockReportingLimiter, (try? await reporting._isBlocked(key)) ?? true {
       return nil
     }

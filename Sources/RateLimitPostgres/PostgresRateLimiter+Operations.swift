@@ -142,12 +142,20 @@
       case refund = 2
       case reset = 3
       case block = 4
+      case penalise = 5
     }
 
     /// Runs `operation` on `key` in one round trip and reports the key after it, as a grant.
     private func operate(_ operation: Operation, _ amount: Int64, key: String) async throws -> RateLimitDecision {
+      try await operateReporting(operation, amount, key: key).granted
+    }
+
+    /// ``operate(_:_:key:)``, with the key after it as a grant, and the wait for one permit then (nanoseconds).
+    private func operateReporting(_ operation: Operation, _ amount: Int64, key: String) async throws
+      -> (granted: RateLimitDecision, wait: Int64)
+    {
       let keyBytes = try Self.keyBytes(key)
-      if isUnlimited && operation != .block { return unlimitedDecision(1) }
+      if isUnlimited && operation != .block && operation != .penalise { return (unlimitedDecision(1), 0) }
       let burst = self.burst.map(Int64.init)
       let query: PostgresQuery = """
         SELECT o_time, o_now, o_remaining, o_rest_at, o_effective FROM ratelimit_operate_v1(\
@@ -165,7 +173,7 @@
         Decision(
           time: time, now: now, id: -1, booked: false, remaining: remaining, restAt: restAt, effective: effective))
       (after.isGranted, after.retryAfter) = (true, nil)
-      return after
+      return (after, max(0, time &- now))
     }
 
     /// Runs `body`, an operation's round trip: "unavailable" is thrown as the public error.
@@ -175,6 +183,19 @@
       } catch let error as Unavailable {
         throw error.error
       }
+    }
+  }
+
+  extension PostgresRateLimiter: _PenalisingLimiter {
+    /// A middleware's penalty in one round trip (`ratelimit_operate_v1`, op 5): the key blocked for `duration`
+    /// unless a block is in force, and the refusal of one permit after it; for more permits, a peek follows.
+    package func _penalise(_ key: String, for duration: Duration, permits: Int) async throws -> RateLimitDecision? {
+      let (after, wait) = try await operateReporting(
+        .penalise, Int64(clamping: wholeNanoseconds(duration, roundingUp: true)), key: key)
+      guard permits == 1 else { return try await peek(permits, for: key) }
+      var refused = after
+      (refused.isGranted, refused.retryAfter, refused.remaining) = (false, .nanoseconds(wait), 0)
+      return refused
     }
   }
 

@@ -41,5 +41,30 @@
         }
       }
     }
+
+    /// A penalty on a PostgreSQL policy: a refusal by the rule blocks the key for the penalty (one round trip),
+    /// refusals during the block do not extend it, and `Retry-After` counts down to its end.
+    @Test func aPenaltyOutlivesTheWindowInPostgreSQL() async throws {
+      _ = try await TestDatabase.withClient { (client: PostgresClient) async throws in
+        let clock = ManualClock()
+        let logins = PostgresRateLimiter(
+          client: client, name: TestDatabase.uniqueName(), limit: 1, per: .seconds(60), time: .clock(clock),
+          timeout: TestDatabase.timeout, localRefusals: false)
+        let gate = RateLimitGate([RateLimitPolicy("login", logins, penalty: .seconds(600))])
+        /// The request's wait: `nil` when granted.
+        func login() async throws -> Duration? {
+          guard case .refused(let refusal) = try await gate.decideRequest(key: "10.0.0.2").outcome else { return nil }
+          return refusal.retryAfter
+        }
+        #expect(try await login() == nil)
+        #expect(try await login() == .seconds(600))
+        clock.advance(by: .seconds(120))
+        #expect(try await login() == .seconds(480))
+        clock.advance(by: .seconds(479))
+        #expect(try await login() == .seconds(1))
+        clock.advance(by: .seconds(1))
+        #expect(try await login() == nil)
+      }
+    }
   }
 #endif

@@ -109,8 +109,8 @@ extension KeyedRateLimiter.Store {
 }
 
 /// A ``SharedKeyedLimiter`` that can also be operated (SPEC 4.2): peek, charge, refund, reset and block a key.
-/// Adopted by ``KeyedRateLimiter`` (whose own methods stay synchronous: no default implementations here) and,
-/// in a later release, by `PostgresRateLimiter`. A middleware policy with a `penalty` needs one.
+/// Adopted by ``KeyedRateLimiter`` (whose own methods stay synchronous: no default implementations here) and by
+/// RateLimitPostgres's `PostgresRateLimiter`. A middleware policy with a `penalty` needs one.
 public protocol OperableKeyedLimiter: SharedKeyedLimiter {
   /// What `decide(permits, for: key)` would answer now, taking nothing.
   func peek(_ permits: Int, for key: String) async throws -> RateLimitDecision

@@ -50,3 +50,11 @@ package protocol _BlockReportingLimiter: SharedKeyedLimiter {
   /// Whether `key` is refused now by a block.
   func _isBlocked(_ key: String) async throws -> Bool
 }
+
+/// A limiter that penalises a key in one step: blocks it for `duration` unless a block is in force, and reports
+/// the refusal of `permits` after it (`PostgresRateLimiter`: one round trip). RateLimitHTTP asks it; not for apps.
+package protocol _PenalisingLimiter: SharedKeyedLimiter {
+  /// The refusal of `permits` after the penalty (its `retryAfter` the block's end at least); a block in force
+  /// already is kept as it is, never extended.
+  func _penalise(_ key: String, for duration: Duration, permits: Int) async throws -> RateLimitDecision?
+}

@@ -53,7 +53,8 @@
       """
 
     /// Operates a key under its advisory lock (`p_op`): 1 charge `p_amount` permits, 2 refund up to `p_amount`,
-    /// 3 reset, 4 block for `p_amount` nanoseconds. Reports the key after as `ratelimit_undo_v5` does (the wait
+    /// 3 reset, 4 block for `p_amount` nanoseconds, 5 block for `p_amount` nanoseconds unless a block is in force
+    /// (a middleware's penalty: the refusals of a block never extend it). Reports the key after as `ratelimit_undo_v5` does (the wait
     /// for one permit, "now", what is left, when it is at rest, its effective window). A refund or reset of a
     /// key without a row does nothing; a charge or block makes one.
     static let operateFunction = """
@@ -177,8 +178,9 @@
               END IF;
               r.blocked_until := NULL;
               changed := true;
-          ELSIF p_op = 4 AND p_amount > 0
-              AND least(now_::numeric + p_amount, big) > coalesce(r.blocked_until, small) THEN
+          ELSIF p_op IN (4, 5) AND p_amount > 0
+              AND least(now_::numeric + p_amount, big) > coalesce(r.blocked_until, small)
+              AND NOT (p_op = 5 AND coalesce(r.blocked_until, small) > now_) THEN
               r.blocked_until := least(now_::numeric + p_amount, big)::bigint;
               changed := true;
           END IF;
