@@ -12,6 +12,7 @@
   /// | `ratelimit.retry_after` | refused: `Retry-After` in whole seconds (an integer) |
   enum DecisionSpan {
     /// Sets the attributes on the span active in `context`, if any; costs one task-local read without one.
+    @inline(__always)
     static func record(
       _ policies: [RateLimitPolicy], _ decision: String, retryAfter: Duration? = nil,
       in context: ServiceContext? = ServiceContext.current

@@ -121,7 +121,9 @@
       return try await limit(key, by: Limits(gate, madeOnce: false), request, context, next)
     }
 
-    /// Decides `key` by `limits`, then runs `next` (granted) or answers 429, 400 or 503.
+    /// Decides `key` by `limits`, then runs `next` (granted) or answers 429, 400 or 503. Inlined into `handle`:
+    /// an async frame of its own cost 465 instructions a request (a task switch and an allocation; callgrind).
+    @inline(__always)
     func limit(
       _ key: String, by limits: Limits, _ request: Request, _ context: Context,
       _ next: (Request, Context) async throws -> Response

@@ -148,7 +148,9 @@
       return try await limit(key, by: Limits(gate, madeOnce: false), request, next)
     }
 
-    /// Decides `key` by `limits`, then runs `next` (granted) or answers 429, 400 or 503.
+    /// Decides `key` by `limits`, then runs `next` (granted) or answers 429, 400 or 503. Inlined into
+    /// `respond(to:chainingTo:)`: an async frame of its own costs a task switch and an allocation a request.
+    @inline(__always)
     private func limit(
       _ key: String, by limits: Limits, _ request: Request, _ next: any AsyncResponder
     ) async throws -> Response {
