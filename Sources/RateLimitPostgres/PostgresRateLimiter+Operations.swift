@@ -198,13 +198,4 @@
       return refused
     }
   }
-
-  extension PostgresRateLimiter: _BlockReportingLimiter {
-    /// Whether `key` is blocked now (RateLimitHTTP's penalties): one round trip.
-    package func _isBlocked(_ key: String) async throws -> Bool {
-      let keyBytes = try Self.keyBytes(key)
-      let query: PostgresQuery = "SELECT ratelimit_blocked_v1(\(nameBytes), \(keyBytes), \(nowSent))"
-      return try await operated { try await run(query, as: Bool.self) } ?? false
-    }
-  }
 #endif

@@ -44,14 +44,6 @@
       $f$;
       """
 
-    /// Whether a key is blocked at `p_now` (the database's clock when `NULL`).
-    static let blockedFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_blocked_v1(p_name bytea, p_key bytea, p_now bigint) RETURNS boolean
-      LANGUAGE sql STABLE AS
-      $f$ SELECT coalesce((SELECT blocked_until FROM ratelimit_keys WHERE name = p_name AND key = p_key),
-          -9223372036854775808) > coalesce(p_now, ratelimit_clock()) $f$;
-      """
-
     /// Operates a key under its advisory lock (`p_op`): 1 charge `p_amount` permits, 2 refund up to `p_amount`,
     /// 3 reset, 4 block for `p_amount` nanoseconds, 5 block for `p_amount` nanoseconds unless a block is in force
     /// (a middleware's penalty: the refusals of a block never extend it). Reports the key after as `ratelimit_undo_v5` does (the wait

@@ -75,7 +75,6 @@
         \(revokeFunction)
         \(sweepFunction)
         \(peekFunction)
-        \(blockedFunction)
         \(operateFunction)
         \(updateFunction)
         DELETE FROM ratelimit_schema;
