@@ -21,15 +21,13 @@
       #expect(FileManager.default.isExecutableFile(atPath: demo), "\(demo)")
       let name = TestDatabase.uniqueName()
       let files = (0..<4).map { "/tmp/ratelimit-fleet-\(name)-\($0)" }
-      let statuses = await withCheckedContinuation { continuation in
-        DispatchQueue.global().async {
-          let pids = files.map { file in
-            spawn([
-              demo, "--fleet-worker", url, name, "\(limit)", "\(windowMilliseconds)", "\(burst)", "4", "150", file,
-            ])
-          }
-          continuation.resume(returning: pids.map { $0.map(wait(for:)) ?? -1 })
+      let statuses = await waitOffThePool {
+        let pids = files.map { file in
+          spawn([
+            demo, "--fleet-worker", url, name, "\(limit)", "\(windowMilliseconds)", "\(burst)", "4", "150", file,
+          ])
         }
+        return wait(for: pids, atMost: .seconds(120))
       }
       #expect(statuses == [0, 0, 0, 0])
       var instants: [Int64] = []
@@ -74,13 +72,11 @@
         .appendingPathComponent("rate-limit-demo").path
       let name = TestDatabase.uniqueName()
       let files = (0..<6).map { "/tmp/ratelimit-fleet-keys-\(name)-\($0)" }
-      let statuses = await withCheckedContinuation { continuation in
-        DispatchQueue.global().async {
-          let pids = files.map { file in
-            spawn([demo, "--fleet-keys-worker", url, name, "1", "10", "4", "200", "6000", file])
-          }
-          continuation.resume(returning: pids.map { $0.map(wait(for:)) ?? -1 })
+      let statuses = await waitOffThePool {
+        let pids = files.map { file in
+          spawn([demo, "--fleet-keys-worker", url, name, "1", "10", "4", "200", "6000", file])
         }
+        return wait(for: pids, atMost: .seconds(120))
       }
       #expect(statuses == [0, 0, 0, 0, 0, 0])
       var grants: [Int: [Int64]] = [:]

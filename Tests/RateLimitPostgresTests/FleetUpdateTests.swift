@@ -9,27 +9,11 @@
   /// test): every limiter of the name follows the new limit from its next decision, no key loses its bookings,
   /// and a process started later with the old parameters is refused with a message naming both.
   @Suite struct FleetUpdateTests {
-    /// Runs the demo with `arguments`; its exit status, standard output and standard error.
-    static func run(_ arguments: [String]) async throws -> (Int32, String, String) {
+    /// Runs the demo with `arguments` (bounded in time); its exit status, standard output and standard error.
+    static func run(_ arguments: [String]) async -> (Int32, String, String) {
       let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        .appendingPathComponent("rate-limit-demo")
-      let process = Process()
-      process.executableURL = demo
-      process.arguments = arguments
-      let output = Pipe()
-      let errors = Pipe()
-      process.standardOutput = output
-      process.standardError = errors
-      try process.run()
-      // Read both pipes to their end before waiting (a full pipe would stall the child).
-      async let out = output.fileHandleForReading.readToEnd()
-      async let err = errors.fileHandleForReading.readToEnd()
-      let (outData, errData) = try await (out, err)
-      process.waitUntilExit()
-      return (
-        process.terminationStatus, String(decoding: outData ?? Data(), as: UTF8.self),
-        String(decoding: errData ?? Data(), as: UTF8.self)
-      )
+        .appendingPathComponent("rate-limit-demo").path
+      return await RateLimitPostgresTests.run([demo] + arguments, atMost: .seconds(120))
     }
 
     @Test func anUpdateReachesEveryProcessOfTheName() async throws {
@@ -46,7 +30,7 @@
         #expect(try await here.decide(for: "k").isGranted)
         #expect(try await here.decide(for: "k").isGranted)
         // Another process, made with the same parameters: refused on "k", then raises the limit to 3 for all.
-        let (status, output, errors) = try await Self.run(["--fleet-update-worker", url, name, "2", "60000", "3"])
+        let (status, output, errors) = await Self.run(["--fleet-update-worker", url, name, "2", "60000", "3"])
         #expect(status == 0, "\(errors)")
         #expect(output == "refused\ngranted\n")
         // This process decides by the stored rule from its next decision: "k" kept its 3 bookings, a new key
@@ -56,7 +40,7 @@
         for _ in 0..<3 { #expect(try await here.decide(for: "other").isGranted) }
         #expect(try await !here.decide(for: "other").isGranted)
         // A third process started with the old parameters is refused, naming both.
-        let (refusedStatus, _, message) = try await Self.run(["--fleet-update-worker", url, name, "2", "60000", "0"])
+        let (refusedStatus, _, message) = await Self.run(["--fleet-update-worker", url, name, "2", "60000", "0"])
         #expect(refusedStatus != 0)
         #expect(message.contains("is stored with a sliding window of 3"), "\(message)")
         #expect(message.contains("this limiter has a sliding window of 2"), "\(message)")

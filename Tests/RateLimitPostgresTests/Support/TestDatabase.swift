@@ -63,15 +63,10 @@
       }
       let directory = "/tmp/ratelimit-postgres-private-\(UInt64.random(in: 0...UInt64.max))"
       @Sendable func server(_ command: String) async {
-        // posix_spawn and waitpid: Foundation's Process waits, on Linux, for every process that inherited its
-        // descriptors, and the server it starts lives on. On a thread of its own: a blocked thread of the
-        // concurrency pool would hold up the timers of every test running beside this one.
-        let status = await withCheckedContinuation { continuation in
-          DispatchQueue.global().async {
-            continuation.resume(
-              returning: spawnAndWait(
-                ["/bin/bash", script, command], environment: ["RATELIMIT_POSTGRES_DIR": directory]))
-          }
+        // See ChildProcess.swift: the server the script starts lives on, and Foundation's Process would wait
+        // for it.
+        let status = await waitOffThePool {
+          spawnAndWait(["/bin/bash", script, command], environment: ["RATELIMIT_POSTGRES_DIR": directory])
         }
         #expect(status == 0, "postgres-server.sh \(command)")
       }
@@ -96,26 +91,4 @@
     }
   }
 
-  /// Starts `arguments` with `environment` added to this process's; `nil` if it could not be started.
-  func spawn(_ arguments: [String], environment: [String: String] = [:]) -> pid_t? {
-    let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
-    var argv = arguments.map { strdup($0) } + [nil]
-    var envp = variables.map { strdup($0) } + [nil]
-    defer { (argv + envp).forEach { free($0) } }
-    var pid = pid_t()
-    return posix_spawn(&pid, arguments[0], nil, nil, &argv, &envp) == 0 ? pid : nil
-  }
-
-  /// Waits for `pid` to end; its exit status.
-  func wait(for pid: pid_t) -> Int32 {
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-    return (status >> 8) & 0xff
-  }
-
-  /// Runs `arguments` with `environment` added to this process's, and returns its exit status.
-  func spawnAndWait(_ arguments: [String], environment: [String: String]) -> Int32 {
-    guard let pid = spawn(arguments, environment: environment) else { return -1 }
-    return wait(for: pid)
-  }
 #endif
