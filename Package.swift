@@ -60,11 +60,23 @@ let package = Package(
         .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Postgres"])),
       ],
       swiftSettings: upcomingFeatures),
+    // What both middlewares count and trace (ratelimit_requests, the span's attributes): package symbols only,
+    // empty without either trait.
+    .target(
+      name: "RateLimitMiddlewareSupport",
+      dependencies: [
+        "RateLimitHTTP",
+        .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Hummingbird", "Vapor"])),
+        .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Hummingbird", "Vapor"])),
+        .product(
+          name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Hummingbird", "Vapor"])),
+      ],
+      swiftSettings: upcomingFeatures),
     // The middlewares: each a thin layer over RateLimitHTTP, empty without its trait.
     .target(
       name: "RateLimitHummingbird",
       dependencies: [
-        "RateLimit", "RateLimitHTTP",
+        "RateLimit", "RateLimitHTTP", "RateLimitMiddlewareSupport",
         .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
         .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Hummingbird"])),
         .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Hummingbird"])),
@@ -76,7 +88,7 @@ let package = Package(
     .target(
       name: "RateLimitVapor",
       dependencies: [
-        "RateLimit", "RateLimitHTTP",
+        "RateLimit", "RateLimitHTTP", "RateLimitMiddlewareSupport",
         .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
         .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Vapor"])),
         .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Vapor"])),

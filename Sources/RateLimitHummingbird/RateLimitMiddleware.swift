@@ -5,6 +5,7 @@
   import Metrics
   import NIOCore
   public import RateLimitHTTP
+  import RateLimitMiddlewareSupport
 
   /// Rate limits the routes behind it: every request takes `permits` of each policy for its key, all or nothing.
   ///
@@ -66,23 +67,19 @@
       key: @escaping @Sendable (Request, Context) -> String?,
       select: (@Sendable (Request, Context) -> RateLimitSelection)? = nil
     ) {
-      self.limits = Limits(RateLimitGate(policies, headers: headers, refusal: refusal), madeOnce: true)
+      self.limits = Self.limits(RateLimitGate(policies, headers: headers, refusal: refusal), madeOnce: true)
       self.key = key
       self.select = select
     }
 
-    /// One list of policies as a request takes from it: the gate, its counters, and the `RateLimit-Policy`
-    /// field of its in-process grants (which never changes, so it is made with the gate).
-    struct Limits: Sendable {
-      let gate: RateLimitGate
-      let counters: PolicyCounters
-      let policyField: HTTPField?
+    /// One list of policies as a request takes from it (the gate, its counters), with the `RateLimit-Policy`
+    /// field of its in-process grants as Hummingbird's `HTTPField`.
+    typealias Limits = PolicyList<HTTPField>
 
-      init(_ gate: RateLimitGate, madeOnce: Bool) {
-        self.gate = gate
-        counters = PolicyCounters(gate.policies, madeOnce: madeOnce)
-        policyField = gate._inProcessPolicyField.map { HTTPField(name: .rateLimitPolicy, value: $0) }
-      }
+    static func limits(_ gate: RateLimitGate, madeOnce: Bool) -> Limits {
+      Limits(
+        gate, madeOnce: madeOnce,
+        policyField: gate._inProcessPolicyField.map { HTTPField(name: .rateLimitPolicy, value: $0) })
     }
 
     /// Policies chosen per request (SPEC 4.2): `select` gives each request's key and policies (`.limit`), or
@@ -118,7 +115,7 @@
       let selection = select(request, context)
       guard let key = selection.key else { return try await next(request, context) }
       let gate = RateLimitGate(selection.policies, headers: limits.gate.headers, refusal: limits.gate.refusal)
-      return try await limit(key, by: Limits(gate, madeOnce: false), request, context, next)
+      return try await limit(key, by: Self.limits(gate, madeOnce: false), request, context, next)
     }
 
     /// Decides `key` by `limits`, then runs `next` (granted) or answers 429, 400 or 503. Inlined into `handle`:
@@ -152,16 +149,10 @@
           // A store that cannot decide (`.throwError`): 503, `Retry-After: 1`, no RateLimit fields; the gate
           // took back every other grant of the request.
           decided(since: start)
-          limits.counters.countUnavailable()
-          DecisionSpan.record(limits.gate.policies, "unavailable")
+          limits.recordUnavailable()
           return response(RateLimitGate.answer(unavailable: error, key: key), context)
         }
-        if !result.shadowRefused.isEmpty {
-          limits.counters.countShadowRefused(result.shadowRefused)
-          context.logger.info(
-            "shadow rate limit policies would have refused",
-            metadata: ["policies": .string(result.shadowRefused.joined(separator: ",")), "key": .string(key)])
-        }
+        limits.recordShadowRefused(result.shadowRefused, key: key, on: context.logger)
         return try await answer(
           result.outcome, key: key, by: limits, request, context, next, shadowRefused: result.shadowRefused,
           settlement: result.settlement)
@@ -183,8 +174,7 @@
     ) async throws -> Response {
       switch outcome {
       case .granted(let fields):
-        limits.counters.countGranted(except: shadowRefused)
-        DecisionSpan.record(limits.gate.policies, "granted")
+        limits.recordGranted(except: shadowRefused)
         var response: Response
         do {
           response = try await next(request, context)
@@ -197,8 +187,7 @@
         for field in fields { Self.append(field, to: &response.headers) }
         return response
       case .refused(let refusal):
-        limits.counters.countRefused(by: refusal.refusedBy)
-        DecisionSpan.record(limits.gate.policies, "refused", retryAfter: refusal.retryAfter)
+        limits.recordRefused(refusal)
         return response(limits.gate.answer(for: outcome, key: key)!, context)
       case .badRequest:
         return response(limits.gate.answer(for: outcome, key: key)!, context)

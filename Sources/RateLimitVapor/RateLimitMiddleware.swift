@@ -3,6 +3,7 @@
   import Metrics
   import NIOCore
   public import RateLimitHTTP
+  import RateLimitMiddlewareSupport
   public import Vapor
 
   /// Rate limits the routes behind it: every request takes `permits` of each policy for its key, all or nothing.
@@ -57,23 +58,17 @@
       policies: [RateLimitPolicy], headers: RateLimitHeaders, refusal: RateLimitRefusalBody,
       key: @escaping @Sendable (Request) -> String?, select: (@Sendable (Request) -> RateLimitSelection)? = nil
     ) {
-      self.limits = Limits(RateLimitGate(policies, headers: headers, refusal: refusal), madeOnce: true)
+      self.limits = Self.limits(RateLimitGate(policies, headers: headers, refusal: refusal), madeOnce: true)
       self.key = key
       self.select = select
     }
 
-    /// One list of policies as a request takes from it: the gate, its counters, and the `RateLimit-Policy`
-    /// value of its in-process grants (which never changes, so it is made with the gate).
-    struct Limits: Sendable {
-      let gate: RateLimitGate
-      let counters: PolicyCounters
-      let policyField: String?
+    /// One list of policies as a request takes from it (the gate, its counters), with the `RateLimit-Policy`
+    /// value of its in-process grants.
+    typealias Limits = PolicyList<String>
 
-      init(_ gate: RateLimitGate, madeOnce: Bool) {
-        self.gate = gate
-        counters = PolicyCounters(gate.policies, madeOnce: madeOnce)
-        policyField = gate._inProcessPolicyField
-      }
+    static func limits(_ gate: RateLimitGate, madeOnce: Bool) -> Limits {
+      Limits(gate, madeOnce: madeOnce, policyField: gate._inProcessPolicyField)
     }
 
     /// Keyed by the client's address (`clientKey(address:ipv6Prefix:)`: IPv6 by /64 unless `ipv6Prefix` says
@@ -128,13 +123,6 @@
       self.init(policies: [], headers: headers, refusal: refusal, key: { _ in nil }, select: select)
     }
 
-    /// Records a request's whole decision in `ratelimit_decision_duration`, and counts the policies a fallback
-    /// answered in `ratelimit_fallback{policy}`.
-    private func decided(since start: UInt64, fallbacks: [String] = []) {
-      decisionDuration.recordNanoseconds(Int64(truncatingIfNeeded: monotonicNanoseconds() &- start))
-      for name in fallbacks { Counter(label: "ratelimit_fallback", dimensions: [("policy", name)]).increment() }
-    }
-
     /// Decides the request's key, then runs `next` (granted) or answers 429 (refused) or 400 (key too long).
     public func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
       guard let select else {
@@ -145,7 +133,7 @@
       let selection = select(request)
       guard let key = selection.key else { return try await next.respond(to: request) }
       let gate = RateLimitGate(selection.policies, headers: limits.gate.headers, refusal: limits.gate.refusal)
-      return try await limit(key, by: Limits(gate, madeOnce: false), request, next)
+      return try await limit(key, by: Self.limits(gate, madeOnce: false), request, next)
     }
 
     /// Decides `key` by `limits`, then runs `next` (granted) or answers 429, 400 or 503. Inlined into
@@ -182,22 +170,15 @@
         } catch {
           // A store that cannot decide (`.throwError`): the gate took back every other grant.
           decided(since: start)
-          limits.counters.countUnavailable()
-          DecisionSpan.record(limits.gate.policies, "unavailable", in: request.serviceContext)
+          limits.recordUnavailable(in: request.serviceContext)
           return Self.response(RateLimitGate.answer(unavailable: error, key: key), request)
         }
-        if !result.shadowRefused.isEmpty {
-          limits.counters.countShadowRefused(result.shadowRefused)
-          request.logger.info(
-            "shadow rate limit policies would have refused",
-            metadata: ["policies": .string(result.shadowRefused.joined(separator: ",")), "key": .string(key)])
-        }
+        limits.recordShadowRefused(result.shadowRefused, key: key, on: request.logger)
         (outcome, shadowRefused, settlement) = (result.outcome, result.shadowRefused, result.settlement)
       }
       switch outcome {
       case .granted(let fields):
-        limits.counters.countGranted(except: shadowRefused)
-        DecisionSpan.record(limits.gate.policies, "granted", in: request.serviceContext)
+        limits.recordGranted(except: shadowRefused, in: request.serviceContext)
         let response: Response
         do {
           response = try await next.respond(to: request)
@@ -210,13 +191,18 @@
         for field in fields { response.headers.add(name: field.name, value: field.value) }
         return response
       case .refused(let refusal):
-        limits.counters.countRefused(by: refusal.refusedBy)
-        DecisionSpan.record(
-          limits.gate.policies, "refused", retryAfter: refusal.retryAfter, in: request.serviceContext)
+        limits.recordRefused(refusal, in: request.serviceContext)
         return Self.response(limits.gate.answer(for: outcome, key: key)!, request)
       case .badRequest:
         return Self.response(limits.gate.answer(for: outcome, key: key)!, request)
       }
+    }
+
+    /// Records a request's whole decision in `ratelimit_decision_duration`, and counts the policies a fallback
+    /// answered in `ratelimit_fallback{policy}`.
+    private func decided(since start: UInt64, fallbacks: [String] = []) {
+      decisionDuration.recordNanoseconds(Int64(truncatingIfNeeded: monotonicNanoseconds() &- start))
+      for name in fallbacks { Counter(label: "ratelimit_fallback", dimensions: [("policy", name)]).increment() }
     }
 
     /// RateLimitHTTP's answer as Vapor's response, logged on the request's logger.

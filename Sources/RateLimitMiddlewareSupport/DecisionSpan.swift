@@ -1,6 +1,6 @@
-#if Hummingbird
-  import RateLimitHTTP
-  import Tracing
+#if Hummingbird || Vapor
+  public import RateLimitHTTP
+  public import Tracing
 
   /// The request's decision on its tracing span (swift-distributed-tracing), when it has one: the framework's
   /// tracing middleware, added before this one, started it (SPEC 4.2, "Observability").
@@ -10,10 +10,10 @@
   /// | `ratelimit.policy` | the names of the policies decided (a string array) |
   /// | `ratelimit.decision` | `granted`, `refused` or `unavailable` |
   /// | `ratelimit.retry_after` | refused: `Retry-After` in whole seconds (an integer) |
-  enum DecisionSpan {
+  public enum DecisionSpan: Sendable {
     /// Sets the attributes on the span active in `context`, if any; costs one task-local read without one.
-    @inline(__always)
-    static func record(
+    @inlinable @inline(__always)
+    public static func record(
       _ policies: [RateLimitPolicy], _ decision: String, retryAfter: Duration? = nil,
       in context: ServiceContext? = ServiceContext.current
     ) {
