@@ -26,7 +26,13 @@
     func decision(_ permits: Int, for key: String, undoable: Bool) async throws -> _UndoableDecision {
       door.check(permits)
       let keyBytes = try Self.keyBytes(key)
-      if isUnlimited { return _UndoableDecision(unlimitedDecision(permits), undo: nil) }
+      if isUnlimited {
+        do {
+          return _UndoableDecision(try await unlimitedDecision(permits, key: keyBytes), undo: nil)
+        } catch let error as Unavailable {
+          return try policyAnswer(error, permits, for: key, undoable: undoable)
+        }
+      }
       if permits > capacity {
         return _UndoableDecision(try await reportWithoutBooking(permits, key: keyBytes), undo: nil)
       }
@@ -123,7 +129,7 @@
       }
     }
 
-    /// With no limiting (`window: .zero`): granted up to the capacity, nothing stored, no round trip.
+    /// With no limiting (`window: .zero`) and no block: granted up to the capacity, nothing stored.
     func unlimitedDecision(_ permits: Int) -> RateLimitDecision {
       door.report(
         PermitVerdict(
@@ -172,7 +178,7 @@
     /// |---|---|
     /// | one asking one permit is refused in this process (`localRefusals`) | refused, no round trip; a part not asked reports `remaining` 0 and that refusal's wait |
     /// | one asks more than its limiter's capacity | refused: nothing taken, each part's own answer read without booking (a round trip each) |
-    /// | some have no limiting (`window: .zero`) | those granted here; the others in one round trip, all or nothing |
+    /// | some have no limiting (`window: .zero`) | those granted here unless their key is blocked (a round trip reads each block; a block refuses the request, nothing taken); the others in one round trip, all or nothing |
     /// | the database cannot answer (or the first part's limiter is in its outage back-off) | each part's own policy, here, all or nothing; the statement's bookings are revoked |
     package func _decideJointly(_ parts: [(limiter: any SharedKeyedLimiter, permits: Int)], for key: String)
       async throws -> [RateLimitDecision]
@@ -185,20 +191,32 @@
         for (limiter, part) in zip(limiters, parts) {
           decisions.append(
             limiter.isUnlimited
-              ? limiter.unlimitedDecision(part.permits)
+              ? try await limiter.operated { try await limiter.unlimitedDecision(part.permits, key: keyBytes) }
               : try await limiter.reportWithoutBooking(part.permits, key: keyBytes))
         }
         return decisions
       }
-      // No limiting: granted here, nothing stored; the limited parts go to the database together.
-      var decisions = zip(limiters, parts).map { $0.isUnlimited ? $0.unlimitedDecision($1.permits) : nil }
+      // No limiting: granted here, nothing stored, unless the key is blocked (a round trip reads the block);
+      // the limited parts go to the database together.
+      var decisions: [RateLimitDecision?] = Array(repeating: nil, count: parts.count)
+      let unlimited = limiters.indices.filter { limiters[$0].isUnlimited }
+      do {
+        for index in unlimited {
+          decisions[index] = try await limiters[index].unlimitedDecision(parts[index].permits, key: keyBytes)
+        }
+      } catch let error as Unavailable {
+        let all = zip(limiters, parts).map { (limiter: $0, permits: $1.permits) }
+        return try await Self.decideByPolicies(all, key: key, error)
+      }
+      let blocked = unlimited.compactMap { decisions[$0]!.isGranted ? nil : decisions[$0] }
       let limited = limiters.indices.filter { !limiters[$0].isUnlimited }
       if limited.isEmpty { return decisions.map { $0! } }
       let asked = limited.map { (limiter: limiters[$0], permits: parts[$0].permits) }
-      // A refused key answers locally in a joint decision too: no round trip while a part is refused here.
+      // A refused key answers locally in a joint decision too: no round trip while a part is refused here (or
+      // a part without limiting is blocked).
       let refusals = asked.map { $0.permits == 1 ? $0.limiter.localRefusal(for: keyBytes) : nil }
-      if refusals.contains(where: { $0 != nil }) {
-        let wait = refusals.compactMap { $0?.retryAfter }.max() ?? .zero
+      if !blocked.isEmpty || refusals.contains(where: { $0 != nil }) {
+        let wait = (refusals.compactMap { $0?.retryAfter } + blocked.compactMap(\.retryAfter)).max() ?? .zero
         for (part, (index, refusal)) in zip(asked, zip(limited, refusals)) {
           // A part not asked: nothing taken, nothing known of it now; no permit promised before the refusal ends.
           decisions[index] =

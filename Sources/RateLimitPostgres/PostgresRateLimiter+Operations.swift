@@ -31,7 +31,7 @@
     public func peek(_ permits: Int = 1, for key: String) async throws -> RateLimitDecision {
       door.check(permits)
       let keyBytes = try Self.keyBytes(key)
-      if isUnlimited { return unlimitedDecision(permits) }
+      if isUnlimited { return try await operated { try await unlimitedDecision(permits, key: keyBytes) } }
       if permits > capacity { return try await operated { try await reportWithoutBooking(permits, key: keyBytes) } }
       let burst = self.burst.map(Int64.init)
       let query: PostgresQuery = """
@@ -155,7 +155,8 @@
       -> (granted: RateLimitDecision, wait: Int64)
     {
       let keyBytes = try Self.keyBytes(key)
-      if isUnlimited && operation != .block && operation != .penalise { return (unlimitedDecision(1), 0) }
+      // With no limiting only a block is stored, so only what sets or lifts one goes to the database.
+      if isUnlimited && ![.block, .penalise, .reset].contains(operation) { return (unlimitedDecision(1), 0) }
       let burst = self.burst.map(Int64.init)
       let query: PostgresQuery = """
         SELECT o_time, o_now, o_remaining, o_rest_at, o_effective FROM ratelimit_operate_v1(\
@@ -177,7 +178,7 @@
     }
 
     /// Runs `body`, an operation's round trip: "unavailable" is thrown as the public error.
-    private func operated<Result>(_ body: () async throws -> Result) async throws -> Result {
+    func operated<Result>(_ body: () async throws -> Result) async throws -> Result {
       do {
         return try await body()
       } catch let error as Unavailable {

@@ -55,7 +55,8 @@
     public let name: String
     /// N: at most this many permits per ``window`` (sliding window), or the refill rate per ``window`` (bucket).
     public var limit: Int { door.limit }
-    /// T. `.zero`: no limiting (any request up to the capacity is granted at once, without a round trip).
+    /// T. `.zero`: no limiting (any request up to the capacity is granted at once, unless its key is blocked:
+    /// each decision reads the key's block, one round trip that writes nothing).
     public var window: Duration { door.window }
     /// B, the bucket's size; `nil` for a strict sliding window.
     public var burst: Int? { door.burst }
@@ -200,8 +201,8 @@
       door.check(permits)
       let keyBytes = try Self.keyBytes(key)
       if permits > capacity { return false }
-      if isUnlimited { return true }
       do {
+        if isUnlimited { return try await blockInForce(keyBytes) == nil }
         if localRefusals?.refusal(for: keyBytes, at: localClock.now) != nil { return false }
         return try await ask(.tryAcquire, permits, key: keyBytes, maxDelay: 0, remembering: true).booked
       } catch let error as Unavailable {
@@ -255,8 +256,8 @@
       door.check(permits)
       let keyBytes = try Self.keyBytes(key)
       if permits > capacity { return nil }
-      if isUnlimited { return .zero }
       do {
+        if isUnlimited { return try await blockInForce(keyBytes).map { .nanoseconds($0.end &- $0.now) } ?? .zero }
         if permits == 1, let refusal = localRefusals?.refusal(for: keyBytes, at: localClock.now) {
           return max(.zero, refusal.until - localClock.now)
         }
@@ -307,8 +308,8 @@
     func request(_ permits: Int, for key: String, within maxDelay: Duration?) async throws -> Outcome {
       let keyBytes = try Self.keyBytes(key)
       if permits > capacity { return .exceedsCapacity }
-      if isUnlimited { return .booked(Reservation(permits: permits, key: key, at: localNow())) }
       do {
+        if isUnlimited { return try await unlimitedBooking(permits, for: key, bytes: keyBytes, within: maxDelay) }
         let decision = try await ask(
           .reserve, permits, key: keyBytes, maxDelay: maxDelay.map { wholeNanoseconds($0, roundingUp: false) })
         let delay = Duration.nanoseconds(decision.time &- decision.now)

@@ -86,5 +86,24 @@
         #expect(try await wide.decide(for: "k").remaining == 8)
       }
     }
+
+    /// SPEC 4.2: a block works on a limiter with no limiting too, so such a part, blocked, refuses a joint
+    /// request, and the other parts take nothing.
+    @Test func aBlockedPartWithoutLimitingRefusesTheRequest() async throws {
+      _ = try await TestDatabase.withClient { client async throws in
+        let wide = PostgresRateLimiter(
+          client: client, name: TestDatabase.uniqueName(), limit: 10, per: .seconds(60), timeout: TestDatabase.timeout)
+        let open = PostgresRateLimiter(
+          client: client, name: TestDatabase.uniqueName(), limit: 1, per: .zero, timeout: TestDatabase.timeout)
+        #expect(try await wide._decideJointly([(wide, 1), (open, 1)], for: "k").map(\.isGranted) == [true, true])
+        try await open.block("k", for: .seconds(60))
+        let refused = try await wide._decideJointly([(wide, 1), (open, 1)], for: "k")
+        #expect(refused.map(\.isGranted) == [true, false])
+        #expect(refused[1].retryAfter.map { $0 > .seconds(59) && $0 <= .seconds(60) } == true)
+        #expect(try await wide.peek(for: "k").remaining == 8)
+        try await open.reset("k")
+        #expect(try await wide._decideJointly([(wide, 1), (open, 1)], for: "k").map(\.isGranted) == [true, true])
+      }
+    }
   }
 #endif

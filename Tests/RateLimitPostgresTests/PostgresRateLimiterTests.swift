@@ -145,15 +145,25 @@
       }
     }
 
-    @Test func zeroWindowDoesNotLimitAndAsksNothing() async throws {
-      let limiter = PostgresRateLimiter(
+    /// A zero window limits nothing and writes nothing; since 4.2 each decision reads the key's block (a block
+    /// works on every limiter), so with the database down the policy answers (4.1 asked nothing at all).
+    @Test func zeroWindowDoesNotLimitAndWritesNothing() async throws {
+      _ = try await TestDatabase.withClient { client async throws in
+        let name = TestDatabase.uniqueName()
+        let limiter = PostgresRateLimiter(
+          client: client, name: name, limit: 2, per: .zero, timeout: TestDatabase.timeout)
+        for _ in 0..<100 { #expect(try await limiter.tryAcquire(2, for: "k")) }
+        #expect(try await !limiter.tryAcquire(3, for: "k"))
+        #expect(try await limiter.reserve(2, for: "k")?.delay == .zero)
+        #expect(try await limiter.retryAfter(for: "k") == .zero)
+        #expect(try await limiter.decide(2, for: "k").isGranted)
+        #expect(try await TestDatabase.rows(of: name, client: client) == 0)
+      }
+      let down = PostgresRateLimiter(
         client: PostgresClient(
           configuration: .init(host: "127.0.0.1", port: 1, username: "x", password: nil, database: nil, tls: .disable)),
-        name: "zero", limit: 2, per: .zero)
-      for _ in 0..<100 { #expect(try await limiter.tryAcquire(2, for: "k")) }
-      #expect(try await !limiter.tryAcquire(3, for: "k"))
-      #expect(try await limiter.reserve(2, for: "k")?.delay == .zero)
-      #expect(try await limiter.retryAfter(for: "k") == .zero)
+        name: "zero", limit: 2, per: .zero, whenUnavailable: .deny)
+      #expect(try await !down.tryAcquire(for: "k"))
     }
 
     @Test func sweepAndTheAutomaticSweepLeaveRowsForTheActiveKeysOnly() async throws {

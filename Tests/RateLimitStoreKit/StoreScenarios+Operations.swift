@@ -44,6 +44,18 @@ extension StoreScenario {
         .block(for: .zero), .tryAcquire(1, true), .tryAcquire(1, false),
       ]),
     StoreScenario(
+      "a block works on a zero window too: refused until its end, then no limit again",
+      .window(limit: 2, per: .zero),
+      [
+        .tryAcquire(2, true), .block(for: .seconds(30)), .tryAcquire(1, false),
+        .decide(1, .refused(remaining: 0, resetAfter: .seconds(30), retryAfter: .seconds(30))),
+        .peek(1, .refused(remaining: 0, resetAfter: .seconds(30), retryAfter: .seconds(30))),
+        .retryAfter(1, .seconds(30)), .count(1), .reserve(1, Booked(at: .seconds(30), delay: .seconds(30))),
+        .advance(.seconds(30)), .tryAcquire(2, true), .tryAcquire(2, true), .count(0),
+        .block(for: .seconds(10)), .tryAcquire(1, false), .reset(), .tryAcquire(1, true),
+        .decide(1, .granted(remaining: 2, resetAfter: .zero)),
+      ]),
+    StoreScenario(
       "a booking made during a block is made at its end", .window(limit: 1, per: .seconds(10)),
       [
         .block(for: .seconds(30)), .reserve(1, Booked(at: .seconds(30), delay: .seconds(30))),

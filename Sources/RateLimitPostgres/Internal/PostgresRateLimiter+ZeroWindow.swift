@@ -1,0 +1,51 @@
+#if Postgres
+  import PostgresNIO
+  import RateLimit
+
+  /// A limiter made with `window: .zero` limits nothing, yet `block` refuses its key as on any other limiter
+  /// (SPEC 4.2, "block works on every limiter, one with a zero window included"), in every process: so each of
+  /// its decisions reads the key's block, one round trip that writes nothing. Without a block in force it grants
+  /// up to the capacity, as before; during one it answers as a `KeyedRateLimiter` with a zero window does.
+  extension PostgresRateLimiter {
+    /// The block in force on `key` now: its end and "now", in nanoseconds on the time line ``nowSent`` sends;
+    /// `nil` when there is none. "Unavailable" is thrown as for a decision.
+    func blockInForce(_ key: ByteBuffer) async throws -> (end: Int64, now: Int64)? {
+      try await prepareIfNeeded()
+      // "now" never goes behind the key's latest decision, as in every decision function.
+      let query: PostgresQuery = """
+        WITH now_ AS (SELECT coalesce(\(nowSent), ratelimit_clock()) AS at) \
+        SELECT greatest(now_.at, coalesce(k.latest, now_.at)), k.blocked_until FROM now_ \
+        LEFT JOIN ratelimit_keys k ON k.name = \(nameBytes) AND k.key = \(key)
+        """
+      let row = try await runRow(query, as: (Int64, Int64?).self, outageKey: String(buffer: key))
+      guard let (now, end) = row else { throw NoRow() }
+      guard let end, end > now else { return nil }
+      return (end, now)
+    }
+
+    /// `decide` with no limiting: granted up to the capacity, nothing stored; during a block, refused with
+    /// `remaining` 0 and every wait until the block's end (`retryAfter` `nil` for more than the capacity).
+    func unlimitedDecision(_ permits: Int, key: ByteBuffer) async throws -> RateLimitDecision {
+      guard let block = try await blockInForce(key) else { return unlimitedDecision(permits) }
+      let wait = block.end &- block.now
+      return door.report(
+        PermitVerdict(
+          isGranted: false, remaining: 0, resetAfter: wait, retryAfter: permits > capacity ? nil : wait,
+          effectiveWindow: wait))
+    }
+
+    /// `reserve` with no limiting: booked now, nothing stored; during a block, at its end (beyond `maxDelay`:
+    /// nothing booked).
+    func unlimitedBooking(_ permits: Int, for key: String, bytes: ByteBuffer, within maxDelay: Duration?)
+      async throws -> Outcome
+    {
+      guard let block = try await blockInForce(bytes) else {
+        return .booked(Reservation(permits: permits, key: key, at: localNow()))
+      }
+      let delay = Duration.nanoseconds(block.end &- block.now)
+      if let maxDelay, delay > maxDelay { return .exceedsMaxDelay(delay) }
+      return .booked(
+        Reservation(permits: permits, key: key, time: onClock(block.end), delay: delay, canceller: .none))
+    }
+  }
+#endif
