@@ -76,6 +76,39 @@ extension StoreScenario {
         .advance(.seconds(10)), .tryAcquire(2, true), .tryAcquire(1, false),
       ]),
     StoreScenario(
+      "a booking ahead cancelled after a charge gives back as if the charge had not been made (bucket)",
+      .bucket(limit: 1, per: .seconds(10), burst: 2),
+      [
+        .tryAcquire(2, true), .reserve(1, Booked(at: .seconds(10), delay: .seconds(10))),
+        .charge(1, .granted(remaining: 0, resetAfter: .seconds(40))), .retryAfter(1, .seconds(30)),
+        .cancel(booking: 0), .retryAfter(1, .seconds(20)), .advance(.seconds(20)), .tryAcquire(1, true),
+        .tryAcquire(1, false),
+      ]),
+    StoreScenario(
+      "a booking ahead cancelled after a refund gives back as if it had never been made (bucket)",
+      .bucket(limit: 1, per: .seconds(10), burst: 3),
+      [
+        .tryAcquire(3, true), .reserve(1, Booked(at: .seconds(10), delay: .seconds(10))),
+        .refund(1, .granted(remaining: 0, resetAfter: .seconds(30))), .cancel(booking: 0),
+        .tryAcquire(2, false), .tryAcquire(1, true), .tryAcquire(1, false), .retryAfter(1, .seconds(10)),
+      ]),
+    StoreScenario(
+      "a booking ahead cancelled after an update gives back as if it had never been made (bucket)",
+      .bucket(limit: 1, per: .seconds(10), burst: 2),
+      [
+        .tryAcquire(2, true), .reserve(1, Booked(at: .seconds(10), delay: .seconds(10))),
+        .update(.bucket(limit: 1, per: .seconds(10), burst: 3)), .cancel(booking: 0),
+        .tryAcquire(1, false), .retryAfter(1, .seconds(10)),
+      ]),
+    StoreScenario(
+      "a booking ahead cancelled after a charge gives back as if the charge had not been made (window)",
+      .window(limit: 2, per: .seconds(10)),
+      [
+        .tryAcquire(2, true), .reserve(1, Booked(at: .seconds(10), delay: .seconds(10))),
+        .charge(1, .granted(remaining: 0, resetAfter: .seconds(20))), .cancel(booking: 0),
+        .retryAfter(1, .seconds(10)), .advance(.seconds(10)), .tryAcquire(2, true), .tryAcquire(1, false),
+      ]),
+    StoreScenario(
       "a bucket's reset is a full bucket", .bucket(limit: 1, per: .seconds(10), burst: 3),
       [
         .charge(7, .granted(remaining: 0, resetAfter: .seconds(70))), .reset(),

@@ -126,7 +126,15 @@
                       ELSE least(r.tokens + (instant::numeric - least(r.last, instant)) * p_limit, full_credit) END;
                   r.tokens := credit - p_amount::numeric * p_window;
                   r.last := instant;
-                  r.before_id := NULL;
+                  -- The latest booking's snapshot takes the charge too: cancelled, the booking gives back as if
+                  -- the charge had been made without it (SPEC 4.2).
+                  IF r.before_id IS NOT NULL THEN
+                      credit := CASE WHEN r.before_tokens IS NULL OR r.before_tokens >= full_credit THEN full_credit
+                          ELSE least(r.before_tokens + (instant::numeric - least(r.before_last, instant)) * p_limit,
+                              full_credit) END;
+                      r.before_tokens := credit - p_amount::numeric * p_window;
+                      r.before_last := instant;
+                  END IF;
               END IF;
           ELSIF p_op = 2 AND p_amount > 0 AND held THEN
               IF p_burst IS NULL THEN
@@ -150,8 +158,22 @@
                   IF credit < raised THEN
                       r.tokens := raised;
                       r.last := instant;
-                      r.before_id := NULL;
                       changed := true;
+                  END IF;
+                  -- The latest booking's snapshot takes the refund too, under its own cap (the bookings ahead
+                  -- but that one): cancelled, the booking gives back as if it had never been made.
+                  IF r.before_id IS NOT NULL THEN
+                      ahead := ahead - coalesce((SELECT sum(p) FROM unnest(r.times, r.permits, r.ids) AS u(t, p, b)
+                          WHERE b = r.before_id AND t > now_), 0);
+                      credit := CASE WHEN r.before_tokens IS NULL OR r.before_tokens >= full_credit THEN full_credit
+                          ELSE least(r.before_tokens + (instant::numeric - least(r.before_last, instant)) * p_limit,
+                              full_credit) END;
+                      raised := least(credit + p_amount::numeric * p_window, full_credit - ahead * p_window);
+                      IF credit < raised THEN
+                          r.before_tokens := raised;
+                          r.before_last := instant;
+                          changed := true;
+                      END IF;
                   END IF;
               END IF;
           ELSIF p_op = 3 AND held THEN
@@ -198,7 +220,8 @@
               IF held THEN
                   UPDATE ratelimit_keys SET latest = r.latest, rest_at = r.rest_at, times = r.times,
                       permits = r.permits, ids = r.ids, cum = r.cum, tokens = r.tokens, last = r.last,
-                      before_id = r.before_id, blocked_until = r.blocked_until
+                      before_tokens = r.before_tokens, before_last = r.before_last, before_id = r.before_id,
+                      blocked_until = r.blocked_until
                       WHERE name = p_name AND key = p_key;
               ELSE
                   INSERT INTO ratelimit_keys SELECT r.*;
@@ -280,8 +303,26 @@
                   END IF;
                   credit := least(credit, new_full);
               END IF;
+              -- The latest booking's snapshot is brought under the new rule the same way, so that the booking,
+              -- cancelled, still gives back as if it had never been made.
+              IF r.before_id IS NOT NULL THEN
+                  r.before_tokens := CASE WHEN r.before_tokens IS NULL OR r.before_tokens >= old_full THEN NULL
+                      ELSE least(r.before_tokens + (instant::numeric - least(r.before_last, instant)) * stored.lim,
+                          old_full) END;
+                  IF r.before_tokens >= old_full THEN r.before_tokens := NULL; END IF;
+                  IF r.before_tokens IS NOT NULL THEN
+                      IF p_window <> stored.win THEN
+                          r.before_tokens := CASE WHEN r.before_tokens >= 0
+                              THEN div(r.before_tokens * p_window, stored.win)
+                              ELSE -div(-r.before_tokens * p_window + stored.win - 1, stored.win) END;
+                      END IF;
+                      r.before_tokens := least(r.before_tokens, new_full);
+                  END IF;
+                  r.before_last := instant;
+              END IF;
               n := coalesce(array_length(r.times, 1), 0);
-              UPDATE ratelimit_keys SET tokens = credit, last = instant, before_id = NULL,
+              UPDATE ratelimit_keys SET tokens = credit, last = instant, before_tokens = r.before_tokens,
+                  before_last = r.before_last,
                   rest_at = greatest(
                       CASE WHEN credit IS NULL OR credit >= new_full THEN small
                           ELSE least(instant + div(new_full - credit + p_limit - 1, p_limit), big)::bigint END,
