@@ -101,6 +101,13 @@ extension StoreScenario {
         .tryAcquire(1, false), .retryAfter(1, .seconds(10)),
       ]),
     StoreScenario(
+      "a booking ahead cancelled after a reset gives back as if it had never been made (bucket)",
+      .bucket(limit: 1, per: .seconds(10), burst: 2),
+      [
+        .tryAcquire(2, true), .reserve(1, Booked(at: .seconds(10), delay: .seconds(10))), .reset(),
+        .cancel(booking: 0), .tryAcquire(2, true), .tryAcquire(1, false),
+      ]),
+    StoreScenario(
       "a booking ahead cancelled after a charge gives back as if the charge had not been made (window)",
       .window(limit: 2, per: .seconds(10)),
       [

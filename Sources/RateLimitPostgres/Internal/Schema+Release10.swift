@@ -188,7 +188,15 @@
                   ahead := coalesce((SELECT sum(p) FROM unnest(r.permits) AS u(p)), 0);
                   r.tokens := full_credit - ahead * p_window;
                   r.last := now_;
-                  r.before_id := NULL;
+                  -- The latest booking, if it is still ahead, keeps its right to come back: its snapshot is the
+                  -- reset bucket without it. Forgotten, it gives nothing back.
+                  take := (SELECT sum(p) FROM unnest(r.permits, r.ids) AS u(p, b) WHERE b = r.before_id);
+                  IF take IS NULL THEN
+                      r.before_id := NULL;
+                  ELSE
+                      r.before_tokens := full_credit - (ahead - take) * p_window;
+                      r.before_last := now_;
+                  END IF;
               END IF;
               r.blocked_until := NULL;
               changed := true;
