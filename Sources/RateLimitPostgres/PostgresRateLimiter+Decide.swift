@@ -41,9 +41,9 @@
       do {
         let decision = try await ask(.tryAcquire, permits, key: keyBytes, maxDelay: 0, remembering: true)
         guard undoable, decision.booked else { return _UndoableDecision(report(decision), undo: nil) }
-        return _UndoableDecision(report(decision)) { [self] in
-          await undo(decision, permits: permits, key: keyBytes)
-        }
+        return _UndoableDecision(
+          report(decision), undo: { [self] in await undo(decision, permits: permits, key: keyBytes) },
+          giveBack: { [self] in _ = await undo(decision, permits: permits, key: keyBytes, revokingLater: false) })
       } catch let error as Unavailable {
         return try policyAnswer(error, permits, for: key, undoable: undoable)
       }
@@ -85,8 +85,11 @@
 
     /// Takes back booking `decision.id`, exactly (`ratelimit_undo_v5`, one round trip), and reports the key
     /// after it as granted. When the database cannot answer now, the booking is revoked in the background (as a
-    /// decision that timed out is) and the decision is reported as made.
-    func undo(_ decision: Decision, permits: Int, key: ByteBuffer) async -> RateLimitDecision {
+    /// decision that timed out is), or with `revokingLater` false (a served request's give-back, SPEC 4.2) left
+    /// taken and logged; the decision is reported as made.
+    func undo(_ decision: Decision, permits: Int, key: ByteBuffer, revokingLater: Bool = true) async
+      -> RateLimitDecision
+    {
       localRefusals?.forget(key)
       let statement = UndoStatement(
         name: nameBytes, key: key, limit: Int64(limit), window: windowNanoseconds, burst: burst.map(Int64.init),
@@ -105,7 +108,13 @@
         (after.isGranted, after.retryAfter) = (true, nil)
         return after
       }
-      revokeLater(decision.id, key: key)
+      if revokingLater {
+        revokeLater(decision.id, key: key)
+      } else {
+        logger.debug(
+          "rate limit: a served request's permits could not be given back; they stay taken",
+          metadata: ["ratelimit.name": "\(name)", "permits": "\(permits)"])
+      }
       return report(decision)
     }
 

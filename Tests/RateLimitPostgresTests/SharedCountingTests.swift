@@ -42,6 +42,32 @@
       }
     }
 
+    /// SPEC 4.2: "if [the give-back] fails the permits stay taken (logged)". The server is stopped when the route
+    /// answers, so the give-back fails; once the server is back, the grant is still taken (4.2 first revoked it
+    /// later, in the background, as it revokes a refused request's grants).
+    @Test func aGiveBackThatFailsLeavesThePermitsTaken() async throws {
+      _ = try await TestDatabase.withPrivateServer { configuration, server in
+        try await TestDatabase.withClient(configuration) { client in
+          let logins = PostgresRateLimiter(
+            client: client, name: TestDatabase.uniqueName(), limit: 3, per: .seconds(900),
+            timeout: .milliseconds(250), localRefusals: false)
+          try await logins.prepare()
+          let gate = RateLimitGate([RateLimitPolicy("login", logins, counting: .failures)])
+          let decided = try await gate.decideRequest(key: "10.0.0.3")
+          guard case .granted = decided.outcome else {
+            Issue.record("the first login was refused")
+            return
+          }
+          await server("stop")
+          await decided.settlement.settle(status: 200)  // a success, not counted: its give-back fails
+          await server("start")
+          // Long enough for a background revocation (tried again every second) to have run.
+          try await Task.sleep(for: .seconds(3))
+          #expect(try await logins.peek(for: "10.0.0.3").remaining == 1)
+        }
+      }
+    }
+
     /// A penalty on a PostgreSQL policy: a refusal by the rule blocks the key for the penalty (one round trip),
     /// refusals during the block do not extend it, and `Retry-After` counts down to its end.
     @Test func aPenaltyOutlivesTheWindowInPostgreSQL() async throws {

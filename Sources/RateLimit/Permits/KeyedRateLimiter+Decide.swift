@@ -56,11 +56,25 @@ package struct _UndoableDecision: Sendable {
   /// The decision as made.
   package let decision: RateLimitDecision
   private let undoGrant: (@Sendable () async -> RateLimitDecision)?
+  private let giveBackGrant: (@Sendable () async -> Void)?
 
-  /// A decision; `undo`, if any, takes its grant back and reports the key after it.
-  package init(_ decision: RateLimitDecision, undo: (@Sendable () async -> RateLimitDecision)?) {
+  /// A decision; `undo`, if any, takes its grant back and reports the key after it; `giveBack`, if any, is
+  /// `undo` for a request that was served (see ``giveBack()``).
+  package init(
+    _ decision: RateLimitDecision, undo: (@Sendable () async -> RateLimitDecision)?,
+    giveBack: (@Sendable () async -> Void)? = nil
+  ) {
     self.decision = decision
     self.undoGrant = undo
+    self.giveBackGrant = giveBack
+  }
+
+  /// Gives a served request's grant back (RateLimitHTTP's `counting`, SPEC 4.2): as ``undo()``, except that a
+  /// store that cannot do it now leaves the permits taken (`PostgresRateLimiter` logs it) instead of taking them
+  /// back later, as it must for a refused request.
+  package func giveBack() async {
+    if let giveBackGrant { return await giveBackGrant() }
+    _ = await undo()
   }
 
   /// All or nothing over `made` (decisions in policy order, `nil` where a limiter cannot undo): if any refused,
