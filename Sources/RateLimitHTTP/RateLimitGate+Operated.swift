@@ -55,25 +55,20 @@ extension RateLimitGate {
       guard let grant, grant.decision.isGranted else { continue }
       decisions[index] = await grant.undo()
     }
+    // A penalising limiter blocked the key as it refused; an app's own limiter is blocked now.
     for (index, policy) in policies.enumerated() where !decisions[index].isGranted && !policy.mode.isShadow {
-      guard let penalty = policy.penalty else { continue }
+      guard let penalty = policy.penalty, !(policy.limiter is any _PenalisingLimiter) else { continue }
       decisions[index] = await penalise(key, by: policy, for: penalty) ?? decisions[index]
     }
     return Decided(
       outcome: outcome(decisions), fallbacks: fallbacks(decisions), shadowRefused: shadowRefused)
   }
 
-  /// Blocks `key` on `policy`'s limiter for `penalty` from now, unless a block is in force already (the refusal
-  /// was the block's: it is not extended), and returns the key's decision after (its `retryAfter` the block's
-  /// end); `nil` if the limiter could not (an outage: the refusal stands as decided).
+  /// Blocks `key` on `policy`'s limiter (an app's own `OperableKeyedLimiter`) for `penalty` from now, and returns
+  /// the key's decision after (its `retryAfter` the block's end); `nil` if the limiter could not (the refusal
+  /// stands as decided). Such a limiter cannot say whether the refusal was a block's: each refusal blocks anew.
   private func penalise(_ key: String, by policy: RateLimitPolicy, for penalty: Duration) async -> RateLimitDecision? {
     guard let operable = policy.limiter as? any OperableKeyedLimiter else { return nil }
-    if let penalising = operable as? any _PenalisingLimiter {
-      return try? await penalising._penalise(key, for: penalty, permits: policy.permits)
-    }
-    if let reporting = operable as? any _BlockReportingLimiter, (try? await reporting._isBlocked(key)) ?? true {
-      return nil
-    }
     do {
       try await operable.block(key, for: penalty)
       return try await operable.peek(policy.permits, for: key)
@@ -81,4 +76,5 @@ extension RateLimitGate {
       return nil
     }
   }
+
 }

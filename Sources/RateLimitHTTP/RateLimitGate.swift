@@ -230,7 +230,13 @@ public struct RateLimitGate: Sendable {
     var others: [Int] = []
     for (index, policy) in policies.enumerated() {
       if let keyed = policy.limiter as? KeyedRateLimiter<String> {
-        let decision = keyed._decideUndoably(policy.permits, for: key)  // synchronous, as above
+        // Synchronous, as above; an enforced policy's penalty in the same step.
+        let decision =
+          if let penalty = policy.penalty, !policy.mode.isShadow {
+            keyed._decidePenalising(policy.permits, for: key, penalty: penalty)
+          } else {
+            keyed._decideUndoably(policy.permits, for: key)
+          }
         (made[index], decisions[index]) = (decision, decision.decision)
       } else {
         others.append(index)
@@ -242,6 +248,12 @@ public struct RateLimitGate: Sendable {
         let policy = policies[index]
         group.addTask {
           do {
+            if let penalty = policy.penalty, !policy.mode.isShadow,
+              let penalising = policy.limiter as? any _PenalisingLimiter
+            {
+              let decision = try await penalising._decidePenalising(policy.permits, for: key, penalty: penalty)
+              return (index, .success((decision, decision.decision)))
+            }
             if let undoable = policy.limiter as? any _UndoableKeyedLimiter {
               let decision = try await undoable._decideUndoably(policy.permits, for: key)
               return (index, .success((decision, decision.decision)))

@@ -34,8 +34,11 @@ public struct RateLimitPolicy: Sendable {
   ///   - mode: `.shadow` to decide and count the policy without ever refusing (``RateLimitPolicyMode``).
   ///   - penalty: When an enforced policy refuses a request by its rule (not by a block already in force), the
   ///     key is blocked on `limiter` for this long from then (`OperableKeyedLimiter.block(_:for:)`); refusals
-  ///     during the block do not extend it, and the refusal's `Retry-After` reports the block's end. Not
-  ///     negative; the limiter must be an `OperableKeyedLimiter` (both checked here: a trap names the value).
+  ///     during the block do not extend it, and the refusal's `Retry-After` reports the block's end. Set as the
+  ///     limiter refuses: `KeyedRateLimiter` in the same step, `PostgresRateLimiter` in the refusal's own round
+  ///     trip (an app's own limiter is blocked after the refusal, and cannot tell a block's refusals from the
+  ///     rule's). Not negative; the limiter must be an `OperableKeyedLimiter` (both checked here: a trap names
+  ///     the value).
   ///
   /// ```swift
   /// // 5 failed attempts per 15 minutes per address, then blocked for an hour; a success costs nothing.

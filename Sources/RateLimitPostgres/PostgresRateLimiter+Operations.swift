@@ -151,7 +151,7 @@
     }
 
     /// ``operate(_:_:key:)``, with the key after it as a grant, and the wait for one permit then (nanoseconds).
-    private func operateReporting(_ operation: Operation, _ amount: Int64, key: String) async throws
+    func operateReporting(_ operation: Operation, _ amount: Int64, key: String) async throws
       -> (granted: RateLimitDecision, wait: Int64)
     {
       let keyBytes = try Self.keyBytes(key)
@@ -188,12 +188,58 @@
   }
 
   extension PostgresRateLimiter: _PenalisingLimiter {
-    /// A middleware's penalty in one round trip (`ratelimit_operate_v1`, op 5): the key blocked for `duration`
-    /// unless a block is in force, and the refusal of one permit after it; for more permits, a peek follows.
-    package func _penalise(_ key: String, for duration: Duration, permits: Int) async throws -> RateLimitDecision? {
-      let (after, wait) = try await operateReporting(
-        .penalise, Int64(clamping: wholeNanoseconds(duration, roundingUp: true)), key: key)
-      guard permits == 1 else { return try await peek(permits, for: key) }
+    /// A middleware's penalty in the decision's own round trip (`ratelimit_decide_penalising_v1`): refused by
+    /// the rule, the key is blocked for `penalty` from that instant, unless a block is in force. What needs no
+    /// statement of its own (no limiting, more than the capacity, a refusal in force in this process) is decided
+    /// as usual, and a refusal penalised after it (`ratelimit_operate_v1` op 5, one more round trip).
+    package func _decidePenalising(_ permits: Int, for key: String, penalty: Duration) async throws
+      -> _UndoableDecision
+    {
+      door.check(permits)
+      let keyBytes = try Self.keyBytes(key)
+      let amount = Int64(clamping: wholeNanoseconds(penalty, roundingUp: true))
+      if isUnlimited || permits > capacity || (permits == 1 && localRefusal(for: keyBytes) != nil) {
+        let made = try await decision(permits, for: key, undoable: true)
+        guard !made.decision.isGranted, !made.decision.isFallback else { return made }
+        return _UndoableDecision(try await penalised(key, amount, permits: permits) ?? made.decision, undo: nil)
+      }
+      let id = Int64.random(in: (1 << 62)...Int64.max)
+      let burst = self.burst.map(Int64.init)
+      do {
+        try await prepareIfNeeded()
+        let sent = localClock.now
+        let query: PostgresQuery = """
+          SELECT o_time, o_now, o_id, o_booked, o_remaining, o_rest_at, o_effective FROM           ratelimit_decide_penalising_v1(\(nameBytes), \(keyBytes), \(Int64(limit)), \(windowNanoseconds), \(burst), \
+          \(Int64(permits)), \(nowSent), \(lockTimeout), \(id), \(amount))
+          """
+        let row = try await runRow(
+          query, as: (Int64, Int64, Int64?, Bool, Int64, Int64, Int64).self, outageKey: key)
+        guard let (time, now, bookedID, booked, remaining, restAt, effective) = row else { throw NoRow() }
+        let decision = Decision(
+          time: time, now: now, id: bookedID ?? -1, booked: booked, remaining: remaining, restAt: restAt,
+          effective: effective)
+        guard booked else {
+          if permits == 1, let localRefusals {
+            localRefusals.refuse(
+              keyBytes, until: sent + .nanoseconds(time &- now), restAt: sent + .nanoseconds(max(0, restAt &- now)),
+              now: sent)
+          }
+          return _UndoableDecision(report(decision), undo: nil)
+        }
+        return _UndoableDecision(
+          report(decision), undo: { [self] in await undo(decision, permits: permits, key: keyBytes) },
+          giveBack: { [self] in _ = await undo(decision, permits: permits, key: keyBytes, revokingLater: false) })
+      } catch let error as Unavailable {
+        if error.wasSent { revokeLater(id, key: keyBytes) }
+        return try policyAnswer(error, permits, for: key, undoable: true)
+      }
+    }
+
+    /// The key blocked for `amount` nanoseconds unless a block is in force (op 5), and the refusal of `permits`
+    /// after it; `nil` if the database could not answer (the refusal stands as decided).
+    private func penalised(_ key: String, _ amount: Int64, permits: Int) async throws -> RateLimitDecision? {
+      guard let (after, wait) = try? await operateReporting(.penalise, amount, key: key) else { return nil }
+      guard permits == 1 else { return try? await peek(permits, for: key) }
       var refused = after
       (refused.isGranted, refused.retryAfter, refused.remaining) = (false, .nanoseconds(wait), 0)
       return refused

@@ -1,4 +1,5 @@
 #if Postgres
+  import Foundation
   import PostgresNIO
   import RateLimit
   import RateLimitHTTP
@@ -65,6 +66,48 @@
           try await Task.sleep(for: .seconds(3))
           #expect(try await logins.peek(for: "10.0.0.3").remaining == 1)
         }
+      }
+    }
+
+    /// SPEC 4.2: a penalty is set "in PostgreSQL in the same round trip" as the refusal. With every statement
+    /// logged by the test server, the penalised refusal is one statement (`ratelimit_decide_penalising_v1`) and
+    /// no `ratelimit_operate_v1` follows it (4.2 first sent the block as a second statement).
+    @Test func aPenaltyIsSetInTheRefusalsRoundTrip() async throws {
+      guard let directory = ProcessInfo.processInfo.environment["RATELIMIT_POSTGRES_DIR"] else {
+        Issue.record("RATELIMIT_POSTGRES_DIR is not set: run the suite through scripts/with-postgres.sh")
+        return
+      }
+      _ = try await TestDatabase.withClient { (client: PostgresClient) async throws in
+        let logins = PostgresRateLimiter(
+          client: client, name: TestDatabase.uniqueName(), limit: 1, per: .seconds(60),
+          timeout: TestDatabase.timeout, localRefusals: false)
+        try await logins.prepare()
+        let gate = RateLimitGate([RateLimitPolicy("login", logins, penalty: .seconds(600))])
+        guard case .granted = try await gate.decideRequest(key: "10.0.0.4").outcome else {
+          Issue.record("the first login was refused")
+          return
+        }
+        let marker = "round-trips-\(UInt64.random(in: 0...UInt64.max))"
+        _ = try await client.query("ALTER SYSTEM SET log_statement = 'all'")
+        _ = try await client.query("SELECT pg_reload_conf()")
+        try await Task.sleep(for: .milliseconds(300))  // every backend reads the configuration again
+        _ = try await client.query(PostgresQuery(unsafeSQL: "SELECT '\(marker)-start'"))
+        let refusal = try await gate.decideRequest(key: "10.0.0.4").outcome
+        _ = try await client.query(PostgresQuery(unsafeSQL: "SELECT '\(marker)-end'"))
+        _ = try await client.query("ALTER SYSTEM RESET log_statement")
+        _ = try await client.query("SELECT pg_reload_conf()")
+        guard case .refused(let refused) = refusal else {
+          Issue.record("the second login was granted")
+          return
+        }
+        #expect(refused.retryAfter == .seconds(600))
+        let log = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? ""
+        let between =
+          log.components(separatedBy: "\(marker)-start").last?.components(separatedBy: "\(marker)-end")
+          .first ?? ""
+        let statements = between.split(separator: "\n").filter { $0.contains("LOG:") && $0.contains("ratelimit_") }
+        #expect(statements.count == 1, "\(statements)")
+        #expect(statements.allSatisfy { $0.contains("ratelimit_decide_penalising_v1") }, "\(statements)")
       }
     }
 

@@ -44,17 +44,12 @@ package protocol _JointlyDecidingLimiter: SharedKeyedLimiter {
     -> [RateLimitDecision]
 }
 
-/// A limiter that says whether a key is blocked now (`block(_:for:)`), so that a middleware's penalty is not
-/// extended by the refusals of the block it set. RateLimitHTTP asks it; not for apps.
-package protocol _BlockReportingLimiter: SharedKeyedLimiter {
-  /// Whether `key` is refused now by a block.
-  func _isBlocked(_ key: String) async throws -> Bool
-}
-
-/// A limiter that penalises a key in one step: blocks it for `duration` unless a block is in force, and reports
-/// the refusal of `permits` after it (`PostgresRateLimiter`: one round trip). RateLimitHTTP asks it; not for apps.
+/// A limiter that decides a request and penalises its refusal in one step (SPEC 4.2, "penalty"):
+/// `KeyedRateLimiter` under its lock, `PostgresRateLimiter` in the decision's own round trip. RateLimitHTTP asks
+/// it; not for apps.
 package protocol _PenalisingLimiter: SharedKeyedLimiter {
-  /// The refusal of `permits` after the penalty (its `retryAfter` the block's end at least); a block in force
-  /// already is kept as it is, never extended.
-  func _penalise(_ key: String, for duration: Duration, permits: Int) async throws -> RateLimitDecision?
+  /// Decides `permits` for `key` as `_decideUndoably` does; refused by the rule (not by a block in force), the key
+  /// is blocked for `penalty` from that instant, and the refusal reported after it (its `retryAfter` the block's
+  /// end at least). A block in force is kept as it is, never extended.
+  func _decidePenalising(_ permits: Int, for key: String, penalty: Duration) async throws -> _UndoableDecision
 }

@@ -245,6 +245,41 @@
       $f$;
       """
 
+    /// A middleware's penalty in the decision's own round trip (SPEC 4.2, "penalty"): the request decided as
+    /// `tryAcquire` (booking id `p_id`); refused by the rule, the key is blocked for `p_penalty` from that instant
+    /// (`ratelimit_operate_v1` op 5, which keeps a block in force as it is: the refusal was the block's), and the
+    /// refusal of `p_permits` is reported after it. Under the key's lock throughout.
+    static let decidePenalisingFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_decide_penalising_v1(
+          p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_permits bigint,
+          p_now bigint, p_lock_timeout text, p_id bigint, p_penalty bigint,
+          OUT o_time bigint, OUT o_now bigint, OUT o_id bigint, OUT o_booked boolean, OUT o_remaining bigint,
+          OUT o_rest_at bigint, OUT o_effective bigint)
+      LANGUAGE plpgsql VOLATILE AS $f$
+      DECLARE
+          d record;
+      BEGIN
+          IF p_lock_timeout IS NOT NULL THEN
+              PERFORM set_config('lock_timeout', p_lock_timeout, true);
+          END IF;
+          PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
+          d := ratelimit_decide_v4(p_name, p_key, p_limit, p_window, p_burst, p_permits, p_now, 0, 0, 0, NULL, p_id);
+          IF NOT d.o_booked THEN
+              PERFORM ratelimit_operate_v1(p_name, p_key, p_limit, p_window, p_burst, 5, p_penalty, d.o_now, NULL);
+              d := ratelimit_decide_v4(
+                  p_name, p_key, p_limit, p_window, p_burst, p_permits, d.o_now, NULL, 2, 0, NULL, NULL);
+          END IF;
+          o_time := d.o_time;
+          o_now := d.o_now;
+          o_id := d.o_id;
+          o_booked := d.o_booked;
+          o_remaining := d.o_remaining;
+          o_rest_at := d.o_rest_at;
+          o_effective := ratelimit_effective_v1(p_name, p_key, p_limit, p_window, p_burst, d.o_now);
+      END
+      $f$;
+      """
+
     /// `update`: the name's rule gets new parameters for every process at once, every key keeping its state,
     /// as `RateLimiter.update` keeps it. A sliding window's bookings that had left the old window stay forgotten
     /// (`floor_at`); with a longer window the rows are kept longer. A token bucket's credit is brought under the

@@ -76,6 +76,7 @@
         \(sweepFunction)
         \(peekFunction)
         \(operateFunction)
+        \(decidePenalisingFunction)
         \(updateFunction)
         DELETE FROM ratelimit_schema;
         INSERT INTO ratelimit_schema (version) VALUES (3);
