@@ -198,6 +198,12 @@
       door.check(permits)
       let keyBytes = try Self.keyBytes(key)
       let amount = Int64(clamping: wholeNanoseconds(penalty, roundingUp: true))
+      // Refused here during a block this limiter saw: the penalty is in force, nothing to ask.
+      if permits == 1, localRefusals?.refusal(for: keyBytes, at: localClock.now)?.isBlock == true,
+        let refused = localRefusal(for: keyBytes)
+      {
+        return _UndoableDecision(refused, undo: nil)
+      }
       if isUnlimited || permits > capacity || (permits == 1 && localRefusal(for: keyBytes) != nil) {
         let made = try await decision(permits, for: key, undoable: true)
         guard !made.decision.isGranted, !made.decision.isFallback else { return made }
@@ -220,9 +226,10 @@
           effective: effective)
         guard booked else {
           if permits == 1, let localRefusals {
+            // A penalised decision refused only during a block: its own, or one in force.
             localRefusals.refuse(
               keyBytes, until: sent + .nanoseconds(time &- now), restAt: sent + .nanoseconds(max(0, restAt &- now)),
-              now: sent)
+              now: sent, isBlock: true)
           }
           return _UndoableDecision(report(decision), undo: nil)
         }

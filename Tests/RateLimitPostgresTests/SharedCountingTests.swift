@@ -111,6 +111,52 @@
       }
     }
 
+    /// A blocked client hammering the route costs the database nothing: once a penalised refusal has blocked the
+    /// key, this process refuses it locally until the block ends (4.2 first sent op 5 for each refusal, to learn
+    /// that a block was in force already).
+    @Test func refusalsDuringAPenaltyAskTheDatabaseNothing() async throws {
+      guard let directory = ProcessInfo.processInfo.environment["RATELIMIT_POSTGRES_DIR"] else {
+        Issue.record("RATELIMIT_POSTGRES_DIR is not set: run the suite through scripts/with-postgres.sh")
+        return
+      }
+      _ = try await TestDatabase.withClient { (client: PostgresClient) async throws in
+        let logins = PostgresRateLimiter(
+          client: client, name: TestDatabase.uniqueName(), limit: 1, per: .seconds(60),
+          timeout: TestDatabase.timeout)
+        try await logins.prepare()
+        let gate = RateLimitGate([RateLimitPolicy("login", logins, penalty: .seconds(600))])
+        guard case .granted = try await gate.decideRequest(key: "10.0.0.5").outcome,
+          case .refused = try await gate.decideRequest(key: "10.0.0.5").outcome
+        else {
+          Issue.record("expected a grant, then a penalised refusal")
+          return
+        }
+        let marker = "blocked-\(UInt64.random(in: 0...UInt64.max))"
+        _ = try await client.query("ALTER SYSTEM SET log_statement = 'all'")
+        _ = try await client.query("SELECT pg_reload_conf()")
+        try await Task.sleep(for: .milliseconds(300))  // every backend reads the configuration again
+        _ = try await client.query(PostgresQuery(unsafeSQL: "SELECT '\(marker)-start'"))
+        var waits: [Duration?] = []
+        for _ in 0..<5 {
+          guard case .refused(let refusal) = try await gate.decideRequest(key: "10.0.0.5").outcome else {
+            Issue.record("granted during the block")
+            continue
+          }
+          waits.append(refusal.retryAfter)
+        }
+        _ = try await client.query(PostgresQuery(unsafeSQL: "SELECT '\(marker)-end'"))
+        _ = try await client.query("ALTER SYSTEM RESET log_statement")
+        _ = try await client.query("SELECT pg_reload_conf()")
+        #expect(waits.allSatisfy { $0.map { $0 > .seconds(590) && $0 <= .seconds(600) } ?? false }, "\(waits)")
+        let log = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? ""
+        let between =
+          log.components(separatedBy: "\(marker)-start").last?.components(separatedBy: "\(marker)-end")
+          .first ?? ""
+        let statements = between.split(separator: "\n").filter { $0.contains("LOG:") && $0.contains("ratelimit_") }
+        #expect(statements.isEmpty, "\(statements)")
+      }
+    }
+
     /// A penalty on a PostgreSQL policy: a refusal by the rule blocks the key for the penalty (one round trip),
     /// refusals during the block do not extend it, and `Retry-After` counts down to its end.
     @Test func aPenaltyOutlivesTheWindowInPostgreSQL() async throws {

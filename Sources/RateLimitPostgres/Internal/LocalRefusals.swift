@@ -23,6 +23,9 @@
       var restAt: Duration
       /// When the refused decision was sent.
       var madeAt: Duration
+      /// Whether the key was blocked (`block`, a penalty) when the database refused it: a penalty needs no
+      /// round trip to learn that a block is in force.
+      var isBlock = false
 
       /// Whether it still holds at `now`: before `until`, and not before the clock went back behind `madeAt`.
       func holds(at now: Duration) -> Bool { now < until && now >= madeAt }
@@ -49,7 +52,7 @@
     }
 
     /// Remembers that `key` grants no permit before `until`.
-    func refuse(_ key: ByteBuffer, until: Duration, restAt: Duration, now: Duration) {
+    func refuse(_ key: ByteBuffer, until: Duration, restAt: Duration, now: Duration, isBlock: Bool = false) {
       guard now < until else { return }
       state.withLock { state in
         if state.refusals.count >= Self.capacity {
@@ -60,7 +63,7 @@
             return
           }
         }
-        state.refusals[key] = Refusal(until: until, restAt: restAt, madeAt: now)
+        state.refusals[key] = Refusal(until: until, restAt: restAt, madeAt: now, isBlock: isBlock)
       }
     }
 
