@@ -41,9 +41,7 @@
       do {
         let decision = try await ask(.tryAcquire, permits, key: keyBytes, maxDelay: 0, remembering: true)
         guard undoable, decision.booked else { return _UndoableDecision(report(decision), undo: nil) }
-        return _UndoableDecision(
-          report(decision), undo: { [self] in await undo(decision, permits: permits, key: keyBytes) },
-          giveBack: { [self] in _ = await undo(decision, permits: permits, key: keyBytes, revokingLater: false) })
+        return takeBackable(decision, permits: permits, key: keyBytes)
       } catch let error as Unavailable {
         return try policyAnswer(error, permits, for: key, undoable: undoable)
       }
@@ -81,6 +79,14 @@
           return after
         }
       }
+    }
+
+    /// A granted decision that RateLimitHTTP can take back: undone (a refused request's grant, revoked later if
+    /// the database cannot answer now), or given back (a served request's, left taken if it cannot).
+    func takeBackable(_ decision: Decision, permits: Int, key: ByteBuffer) -> _UndoableDecision {
+      _UndoableDecision(
+        report(decision), undo: { [self] in await undo(decision, permits: permits, key: key) },
+        giveBack: { [self] in _ = await undo(decision, permits: permits, key: key, revokingLater: false) })
     }
 
     /// Takes back booking `decision.id`, exactly (`ratelimit_undo_v5`, one round trip), and reports the key

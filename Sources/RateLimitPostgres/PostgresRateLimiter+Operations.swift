@@ -198,13 +198,12 @@
       door.check(permits)
       let keyBytes = try Self.keyBytes(key)
       let amount = Int64(clamping: wholeNanoseconds(penalty, roundingUp: true))
+      let refusedHere = permits == 1 ? localRefusals?.refusal(for: keyBytes, at: localClock.now) : nil
       // Refused here during a block this limiter saw: the penalty is in force, nothing to ask.
-      if permits == 1, localRefusals?.refusal(for: keyBytes, at: localClock.now)?.isBlock == true,
-        let refused = localRefusal(for: keyBytes)
-      {
+      if refusedHere?.isBlock == true, let refused = localRefusal(for: keyBytes) {
         return _UndoableDecision(refused, undo: nil)
       }
-      if isUnlimited || permits > capacity || (permits == 1 && localRefusal(for: keyBytes) != nil) {
+      if isUnlimited || permits > capacity || refusedHere != nil {
         let made = try await decision(permits, for: key, undoable: true)
         guard !made.decision.isGranted, !made.decision.isFallback else { return made }
         return _UndoableDecision(try await penalised(key, amount, permits: permits) ?? made.decision, undo: nil)
@@ -215,7 +214,8 @@
         try await prepareIfNeeded()
         let sent = localClock.now
         let query: PostgresQuery = """
-          SELECT o_time, o_now, o_id, o_booked, o_remaining, o_rest_at, o_effective FROM           ratelimit_decide_penalising_v1(\(nameBytes), \(keyBytes), \(Int64(limit)), \(windowNanoseconds), \(burst), \
+          SELECT o_time, o_now, o_id, o_booked, o_remaining, o_rest_at, o_effective FROM \
+          ratelimit_decide_penalising_v1(\(nameBytes), \(keyBytes), \(Int64(limit)), \(windowNanoseconds), \(burst), \
           \(Int64(permits)), \(nowSent), \(lockTimeout), \(id), \(amount))
           """
         let row = try await runRow(
@@ -233,9 +233,7 @@
           }
           return _UndoableDecision(report(decision), undo: nil)
         }
-        return _UndoableDecision(
-          report(decision), undo: { [self] in await undo(decision, permits: permits, key: keyBytes) },
-          giveBack: { [self] in _ = await undo(decision, permits: permits, key: keyBytes, revokingLater: false) })
+        return takeBackable(decision, permits: permits, key: keyBytes)
       } catch let error as Unavailable {
         if error.wasSent { revokeLater(id, key: keyBytes) }
         return try policyAnswer(error, permits, for: key, undoable: true)
