@@ -9,8 +9,13 @@
 /// ```
 package struct ClockSteps: Sendable {
   private var latestReading: Int64 = .min
+  /// The highest reading before the latest step back (kept on the step, off the path of a reading that goes on).
+  private var peak: Int64 = .min
   /// Every step back the clock took, summed.
   package private(set) var stepsBack: Int64 = 0
+
+  /// The highest reading taken in so far.
+  package var highestReading: Int64 { Swift.max(peak, latestReading) }
 
   package init() {}
 
@@ -18,6 +23,7 @@ package struct ClockSteps: Sendable {
   package mutating func read(_ reading: Int64) -> Int64 {
     defer { latestReading = reading }
     guard reading < latestReading else { return 0 }
+    peak = Swift.max(peak, latestReading)
     let jump = Nanoseconds.subtracting(latestReading, reading)
     stepsBack = Nanoseconds.adding(stepsBack, jump)
     return jump

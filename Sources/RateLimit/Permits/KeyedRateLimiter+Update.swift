@@ -26,8 +26,11 @@ extension KeyedRateLimiter {
   ///   - window: T; must not be negative. `.zero`: no limiting from now on.
   ///   - burst: B, at least 1.
   /// - Precondition: The limiter is a token bucket (the trap names both rules).
-  /// - Complexity: O(keys held): each key's credit is brought under the new rule at once, under the lock (a
-  ///   credit is counted in units of the window, so it cannot wait for the key's next use).
+  /// - Complexity: O(1) however many keys are held: each key's credit is brought under the new rule when the
+  ///   key is next used, as the update would have left it. An update made at the very instant of the clock's
+  ///   previous reading, or after the clock stepped back past it, or with a zero window before or after, or
+  ///   the 33rd made before the keys were used again, brings every key under it at once instead (O(keys held)),
+  ///   the answers the same.
   public func update(limit: Int, per window: Duration, burst: Int) {
     update(door.update(limit: limit, window: window, burst: burst))
   }

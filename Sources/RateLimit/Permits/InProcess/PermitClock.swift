@@ -44,6 +44,8 @@ struct PermitBook<Rule: PermitRule>: Sendable {
   private var steps = ClockSteps()
   /// Every step back the clock took, summed.
   var stepsBack: Int64 { steps.stepsBack }
+  /// The highest clock reading taken in so far.
+  var highestReading: Int64 { steps.highestReading }
   /// How far the rule's time line runs ahead of the clock: the steps back (``PermitRule/takesStepsOnATimeLine``).
   private var offset: Int64 { Rule.takesStepsOnATimeLine ? steps.stepsBack : 0 }
 

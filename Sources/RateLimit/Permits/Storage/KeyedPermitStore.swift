@@ -105,8 +105,20 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
 
   /// ``KeyedRateLimiter/update(limit:per:)``: the rule with `parameters` from now on, every key kept.
   func update(to parameters: PermitParameters) {
-    withNow { permits, now in permits.update(to: parameters, at: now) }
+    lock.withLock {
+      let highestReading = permits.book.highestReading
+      permits.update(to: parameters, at: readNow(), highestReading: highestReading)
+    }
   }
+
+  /// How many keys' states were brought under an update, ever (tests that an update visits no key at once).
+  var statesAdopted: Int { lock.withLock { permits.statesAdopted } }
+
+  /// How many updates some keys have not been brought under yet.
+  var pendingUpdates: Int { lock.withLock { permits.pendingUpdates } }
+
+  /// Makes every update visit every key at once (a reference for tests).
+  func visitKeysAtUpdate() { lock.withLock { permits.visitsKeysAtUpdate = true } }
 
   /// The keys not fresh at `now`: sweeps them all first, so it is exact. O(keys).
   /// Keys held now, without sweeping first (tests of what the automatic sweep keeps).
@@ -152,6 +164,30 @@ extension KeyedRateLimiter {
     switch store {
     case .window(let store): store.statesMoved
     case .bucket(let store): store.statesMoved
+    }
+  }
+
+  /// How many keys' states were brought under an update, ever (tests that an update visits no key at once).
+  var statesAdopted: Int {
+    switch store {
+    case .window(let store): store.statesAdopted
+    case .bucket(let store): store.statesAdopted
+    }
+  }
+
+  /// Makes every update visit every key at once, as before 4.2's O(1) update (a reference for tests).
+  func visitKeysAtUpdate() {
+    switch store {
+    case .window(let store): store.visitKeysAtUpdate()
+    case .bucket(let store): store.visitKeysAtUpdate()
+    }
+  }
+
+  /// How many updates some keys have not been brought under yet.
+  var pendingUpdates: Int {
+    switch store {
+    case .window(let store): store.pendingUpdates
+    case .bucket(let store): store.pendingUpdates
     }
   }
 }

@@ -20,6 +20,13 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   private var sweepQueue = KeyQueue<Key>()
   /// How many keys' states took steps back in, ever (tests that a step moves no key at once).
   private(set) var statesMoved = 0
+  /// How many keys' states were brought under an update at the update itself, ever.
+  private var adoptedAtOnce = 0
+  /// How many keys' states were brought under an update, ever, at once or later (tests that an update visits
+  /// no key at once).
+  var statesAdopted: Int { adoptedAtOnce + pending.settled }
+  /// How many updates some keys have not been brought under yet.
+  var pendingUpdates: Int { pending.count }
   /// Operations read, wrapping: one in 16 that brings no key runs a sweep step.
   private var operations: UInt32 = 0
   /// The key last found and its index in `packed`, kept until a key is added to `packed` or removed from it
@@ -29,6 +36,13 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   /// looked up only while it holds any, so an operation pays one `isEmpty` check for blocks. A blocked key is
   /// held (not fresh) until its block ends.
   private var blocks: [Key: Int64] = [:]
+  /// A token bucket's updates that some keys have not been brought under yet (each is, when next read).
+  private var pending = PendingUpdates<Rule>()
+  /// Keys that arrived after the latest update kept in `pending` with nothing written (a block's, say): fresh
+  /// under the rule now, though their state says "written before the update". Never more than the keys held.
+  private var freshSinceUpdate: Set<Key> = []
+  /// Every update visits every key at once, as before 4.2's O(1) update (a reference for tests).
+  var visitsKeysAtUpdate = false
 
   init(rule: Rule, parameters: PermitParameters) {
     book = PermitBook(rule: rule, parameters: parameters)
@@ -46,6 +60,10 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   @discardableResult
   mutating func read(_ reading: Int64) -> Int64 {
     let jump = book.read(reading)
+    // Below an update kept for later, a state written from now on could not be told from one written before it.
+    if jump > 0, Rule.adoptsStates, pending.needsSettling(book.onTimeLine(reading)) {
+      settleAll(at: book.onTimeLine(reading))
+    }
     operations &+= 1
     if operations & 15 == 0 { sweepStep(at: book.onTimeLine(reading)) }
     return jump
@@ -59,6 +77,8 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
     guard let index = index(of: key) else {
       scratch = rule.fresh
       let result = body(&book, &scratch)
+      // Fresh under the rule now, though it reads "written before the latest update" if `body` wrote nothing.
+      if Rule.adoptsStates, pending.needsSettling(rule.written(scratch)) { freshSinceUpdate.insert(key) }
       let state = keepScratch(for: key, at: now)
       recent = nil
       packed[key] = state
@@ -76,12 +96,18 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   ) -> Result {
     guard Rule.isAside(packed.values[index]) else {
       rule.unpack(&packed.values[index], into: &scratch)
+      if Rule.adoptsStates, pending.needsSettling(rule.written(scratch)), !isFreshSinceUpdate(packed.keys[index]) {
+        pending.settle(&scratch, under: rule, counted: true)
+      }
       let result = body(&book, &scratch)
       packed.values[index] = keepScratch(for: packed.keys[index], at: now)
       return result
     }
     let key = packed.keys[index]
     catchUp(key)
+    if Rule.adoptsStates, pending.needsSettling(rule.written(aside[key]!.state)), !isFreshSinceUpdate(key) {
+      pending.settle(&aside[key]!.state, under: rule, counted: true)
+    }
     let result = body(&book, &aside[key]!.state)
     if let state = rule.pack(&aside[key]!.state, at: now) {
       aside[key] = nil
@@ -94,6 +120,11 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   mutating func peek<Result>(_ key: Key, at now: Int64, _ body: (PermitBook<Rule>, Rule.State) -> Result) -> Result {
     guard let index = index(of: key) else { return body(book, rule.fresh) }
     return update(at: index, now: now) { book, state in body(book, state) }
+  }
+
+  /// Whether `key` arrived after the latest update with nothing written (so nothing to bring under it).
+  private func isFreshSinceUpdate(_ key: Key) -> Bool {
+    !freshSinceUpdate.isEmpty && freshSinceUpdate.contains(key)
   }
 
   /// `scratch` packed, or moved aside whole (the next operation then starts a new scratch).
@@ -132,26 +163,85 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   }
 
   /// `update` at `now` (SPEC 4.2): the rule with `parameters` from now on. Every key keeps its state, brought
-  /// under the new rule: a sliding window's logs need nothing (O(1)); a token bucket's credit is converted, key
-  /// by key (O(keys held)); with no limiting before or after, every key starts fresh (blocks stay).
-  mutating func update(to parameters: PermitParameters, at now: Int64) {
+  /// under the new rule: a sliding window's logs need nothing; a token bucket's credit is converted when the key
+  /// is next read (``PendingUpdates``), so an update is O(1) however many keys are held. Two cases visit every
+  /// key at once instead: a clock reading at or after `now` was taken before (the clock stepped back, or read
+  /// the same instant: a key written at `now` could then be from before the update or after it), and no limiting
+  /// before or after (every key starts fresh; blocks stay). `highestReading`: the highest clock reading before
+  /// this update's.
+  mutating func update(to parameters: PermitParameters, at now: Int64, highestReading: Int64) {
     let (old, startsFresh) = book.update(to: parameters, at: now)
     recent = nil
     scratch = rule.fresh
-    guard startsFresh || Rule.adoptsStates else { return }
+    guard Rule.adoptsStates || startsFresh else { return }
+    if Rule.adoptsStates, !startsFresh, highestReading < now, !visitsKeysAtUpdate,
+      pending.count < PendingUpdates<Rule>.most
+    {
+      // Later: every state held was written before `now`, but a blocked key's (written up to its block's end).
+      var blocked = 0
+      for key in blocks.keys {
+        guard let index = packed.index(forKey: key) else { continue }
+        adopt(at: index, from: old, at: now, startsFresh: false)
+        blocked += 1
+      }
+      // Those that arrived fresh since the last update are held now, and settle as any other.
+      freshSinceUpdate.removeAll()
+      pending.add(at: now, from: old, to: rule, unsettled: packed.count - blocked)
+      return
+    }
+    // At once: every key under the updates kept, then under this one.
+    settleAll(at: now, under: old)
+    var index = packed.startIndex
+    while index != packed.endIndex {
+      adopt(at: index, from: old, at: now, startsFresh: startsFresh)
+      packed.formIndex(after: &index)
+    }
+  }
+
+  /// Brings the key at `index` under this update at `now` from `old` (or makes it fresh).
+  private mutating func adopt(
+    at index: Dictionary<Key, Rule.Packed>.Index, from old: Rule, at now: Int64, startsFresh: Bool
+  ) {
+    let key = packed.keys[index]
+    adoptedAtOnce += 1
+    if Rule.isAside(packed.values[index]) {
+      catchUp(key)
+      if startsFresh { aside[key]!.state = rule.fresh } else { rule.adopt(&aside[key]!.state, from: old, at: now) }
+      return
+    }
+    var state = rule.fresh
+    if !startsFresh {
+      old.unpack(&packed.values[index], into: &state)
+      rule.adopt(&state, from: old, at: now)
+    }
+    if let repacked = rule.pack(&state, at: now) {
+      packed.values[index] = repacked
+    } else {
+      aside[key] = Aside(state: state, stepsBack: book.stepsBack)
+      packed.values[index] = Rule.aside
+    }
+  }
+
+  /// Brings every key under every update kept (``PendingUpdates``), and keeps none. `current`: the rule the
+  /// states are read under (the rule before an update being made).
+  private mutating func settleAll(at now: Int64, under current: Rule? = nil) {
+    guard Rule.adoptsStates, !pending.isEmpty else { return }
+    let reader = current ?? rule
     var index = packed.startIndex
     while index != packed.endIndex {
       let key = packed.keys[index]
-      if Rule.isAside(packed.values[index]) {
+      if isFreshSinceUpdate(key) {
+        // Fresh under the rule now: nothing to bring.
+      } else if Rule.isAside(packed.values[index]) {
         catchUp(key)
-        if startsFresh { aside[key]!.state = rule.fresh } else { rule.adopt(&aside[key]!.state, from: old, at: now) }
-      } else {
-        var state = rule.fresh
-        if !startsFresh {
-          old.unpack(&packed.values[index], into: &state)
-          rule.adopt(&state, from: old, at: now)
+        if pending.needsSettling(reader.written(aside[key]!.state)) {
+          pending.settle(&aside[key]!.state, under: reader, counted: false)
         }
-        if let repacked = rule.pack(&state, at: now) {
+      } else if pending.needsSettling(reader.written(packed: packed.values[index])) {
+        var state = reader.fresh
+        reader.unpack(&packed.values[index], into: &state)
+        pending.settle(&state, under: reader, counted: false)
+        if let repacked = reader.pack(&state, at: now) {
           packed.values[index] = repacked
         } else {
           aside[key] = Aside(state: state, stepsBack: book.stepsBack)
@@ -160,6 +250,8 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
       }
       packed.formIndex(after: &index)
     }
+    pending.removeAll()
+    freshSinceUpdate.removeAll()
   }
 
   /// Whether `key` holds any state (a key that does not is fresh).
@@ -176,6 +268,7 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   private mutating func forget(_ key: Key, at index: Dictionary<Key, Rule.Packed>.Index) {
     aside[key] = nil
     if !blocks.isEmpty { blocks[key] = nil }
+    if !freshSinceUpdate.isEmpty { freshSinceUpdate.remove(key) }
     recent = nil
     packed.remove(at: index)
   }
@@ -183,6 +276,10 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   /// Whether the key at `index` is fresh at `now`.
   private mutating func isFresh(at index: Dictionary<Key, Rule.Packed>.Index, _ now: Int64) -> Bool {
     if !blocks.isEmpty, let end = blocks[packed.keys[index]], end > now { return false }
+    // Under the updates made since it was written, first (which it may leave aside).
+    if Rule.adoptsStates, pending.needsSettling(rule.written(packed: packed.values[index])) {
+      update(at: index, now: now) { _, _ in }
+    }
     let state = packed.values[index]
     guard Rule.isAside(state) else { return rule.isFresh(state, at: now) }
     let key = packed.keys[index]
@@ -241,6 +338,7 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
       packed[key] = nil
       aside[key] = nil
       if !blocks.isEmpty { blocks[key] = nil }
+      if !freshSinceUpdate.isEmpty { freshSinceUpdate.remove(key) }
     }
     Self.shrink(&packed)
     Self.shrink(&aside)

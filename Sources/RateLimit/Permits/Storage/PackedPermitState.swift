@@ -30,6 +30,13 @@ protocol PackablePermitRule: PermitRule {
 
   /// ``PermitRule/isFresh(_:at:)`` for a packed state, without unpacking it.
   func isFresh(_ packed: Packed, at now: Int64) -> Bool
+
+  /// The latest instant `state` was written at, for a rule that adopts states on an update
+  /// (``PermitRule/adoptsStates``): a state written before an update's instant was written before the update
+  /// (``PendingUpdates``).
+  func written(_ state: State) -> Int64
+  /// ``written(_:)`` for a packed state.
+  func written(packed: Packed) -> Int64
 }
 
 extension TokenBucket: PackablePermitRule {
@@ -54,6 +61,9 @@ extension TokenBucket: PackablePermitRule {
   func isFresh(_ packed: PackedPermitState, at now: Int64) -> Bool {
     tokens(at: now, in: State(tokens: Wide(packed.first), last: packed.second)) >= full
   }
+
+  func written(_ state: State) -> Int64 { state.last }
+  func written(packed: PackedPermitState) -> Int64 { packed.second }
 }
 
 extension SlidingWindow: PackablePermitRule where Log == KeyedWindowLog {
@@ -76,4 +86,8 @@ extension SlidingWindow: PackablePermitRule where Log == KeyedWindowLog {
     // Fresh once the latest booking has left the window.
     (packed.lastTime ?? .min) <= start(of: now)
   }
+
+  // Never read: a window adopts no state on an update (its `floor` does the forgetting).
+  func written(_ log: KeyedWindowLog) -> Int64 { .max }
+  func written(packed log: KeyedWindowLog) -> Int64 { .max }
 }
