@@ -281,8 +281,7 @@
       for ((part, sent), row) in zip(zip(parts, sent), rows) where part.permits == 1 && !row.booked {
         // This part refused on its own: refused here until it can grant one permit (as a lone decision is).
         part.limiter.localRefusals?.refuse(
-          key, until: sent + .nanoseconds(row.time &- row.now),
-          restAt: sent + .nanoseconds(max(0, row.restAt &- row.now)), now: sent)
+          key, answeredAt: row.now, time: row.time, restAt: row.restAt, sent: sent)
       }
       return zip(limiters, rows).map { limiter, row in
         limiter.report(

@@ -227,9 +227,7 @@
         guard booked else {
           if permits == 1, let localRefusals {
             // A penalised decision refused only during a block: its own, or one in force.
-            localRefusals.refuse(
-              keyBytes, until: sent + .nanoseconds(time &- now), restAt: sent + .nanoseconds(max(0, restAt &- now)),
-              now: sent, isBlock: true)
+            localRefusals.refuse(keyBytes, answeredAt: now, time: time, restAt: restAt, sent: sent, isBlock: true)
           }
           return _UndoableDecision(report(decision), undo: nil)
         }

@@ -67,6 +67,17 @@
       }
     }
 
+    /// Remembers a refusal the database answered for a request sent at `sent` (on this process's clock): it
+    /// grants no permit for `time − now` from then, and is at rest `restAt − now` from then (the database's
+    /// instants, turned into this process's).
+    func refuse(
+      _ key: ByteBuffer, answeredAt now: Int64, time: Int64, restAt: Int64, sent: Duration, isBlock: Bool = false
+    ) {
+      refuse(
+        key, until: sent + .nanoseconds(time &- now), restAt: sent + .nanoseconds(max(0, restAt &- now)), now: sent,
+        isBlock: isBlock)
+    }
+
     /// This process cancelled a booking of `key`, or operated it: ask the database again.
     func forget(_ key: ByteBuffer) {
       _ = state.withLock { $0.refusals.removeValue(forKey: key) }

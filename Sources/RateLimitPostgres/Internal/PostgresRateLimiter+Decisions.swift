@@ -89,9 +89,7 @@
         throw error
       }
       if remembering, let localRefusals, permits == 1, !row.booked, mode == .tryAcquire {
-        localRefusals.refuse(
-          key, until: sent + .nanoseconds(row.time &- row.now),
-          restAt: sent + .nanoseconds(max(0, row.restAt &- row.now)), now: sent)
+        localRefusals.refuse(key, answeredAt: row.now, time: row.time, restAt: row.restAt, sent: sent)
       }
       return Decision(
         time: row.time, now: row.now, id: row.id ?? -1, booked: row.booked, remaining: row.remaining,
