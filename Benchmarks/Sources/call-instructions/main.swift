@@ -9,7 +9,9 @@ import RateLimit
 // is the instructions one call costs. Modes: floor, tl tt tf (Throttler), dl dt dm (Debouncer; dm with maxWait), tr dr
 // (trailing with `reducing: +=`), ta da (trailing, an async action, `.waitForPrevious`), dc (trailing, ManualClock);
 // permits on one hot key of a KeyedRateLimiter (a token bucket granting far above the call rate): kt tryAcquire,
-// kd decide, kp peek (4.2); rt RateLimiter.tryAcquire.
+// kd decide, kp peek (4.2); rt RateLimiter.tryAcquire; ku `update` of a KeyedRateLimiter token bucket holding 10,000
+// keys in debt, or the third argument's count (up to 16 updates: not the 33rd, which brings every key under the updates
+// kept; run with SWIFT_DETERMINISTIC_HASHING=1, or the keys' hashing differs from one run to the other).
 let mode = CommandLine.arguments[1]
 let count = Int(CommandLine.arguments[2])!
 let queue = DispatchQueue(label: "cg")
@@ -55,6 +57,16 @@ case "kt", "kd", "kp":
   case "kt": drive { _ in _ = l.tryAcquire(for: key) }
   case "kd": drive { _ in _ = l.decide(for: key) }
   default: drive { _ in _ = l.peek(for: key) }
+  }
+case "ku":
+  // A ManualClock, so that no key comes to rest during the run; a nanosecond between updates.
+  let clock = ManualClock()
+  let keys = Int(CommandLine.arguments.dropFirst(3).first ?? "") ?? 10_000
+  let l = KeyedRateLimiter<String>(limit: 100, per: .seconds(1), burst: 100, clock: clock)
+  for key in 0..<keys { _ = l.charge(200, for: "client-\(key)") }
+  drive { value in
+    clock.advance(by: .nanoseconds(1))
+    l.update(limit: 100 + value % 2, per: .seconds(1), burst: 100)
   }
 case "rt":
   let l = RateLimiter(limit: 1_000_000_000, per: .seconds(1), burst: 1_000_000)
