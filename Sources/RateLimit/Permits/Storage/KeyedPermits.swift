@@ -202,23 +202,10 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   private mutating func adopt(
     at index: Dictionary<Key, Rule.Packed>.Index, from old: Rule, at now: Int64, startsFresh: Bool
   ) {
-    let key = packed.keys[index]
     adoptedAtOnce += 1
-    if Rule.isAside(packed.values[index]) {
-      catchUp(key)
-      if startsFresh { aside[key]!.state = rule.fresh } else { rule.adopt(&aside[key]!.state, from: old, at: now) }
-      return
-    }
-    var state = rule.fresh
-    if !startsFresh {
-      old.unpack(&packed.values[index], into: &state)
-      rule.adopt(&state, from: old, at: now)
-    }
-    if let repacked = rule.pack(&state, at: now) {
-      packed.values[index] = repacked
-    } else {
-      aside[key] = Aside(state: state, stepsBack: book.stepsBack)
-      packed.values[index] = Rule.aside
+    let rule = self.rule
+    withState(at: index, now: now, readBy: old) { state in
+      if startsFresh { state = rule.fresh } else { rule.adopt(&state, from: old, at: now) }
     }
   }
 
@@ -227,31 +214,42 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   private mutating func settleAll(at now: Int64, under current: Rule? = nil) {
     guard Rule.adoptsStates, !pending.isEmpty else { return }
     let reader = current ?? rule
+    var pending = self.pending
     var index = packed.startIndex
     while index != packed.endIndex {
-      let key = packed.keys[index]
-      if isFreshSinceUpdate(key) {
-        // Fresh under the rule now: nothing to bring.
-      } else if Rule.isAside(packed.values[index]) {
-        catchUp(key)
-        if pending.needsSettling(reader.written(aside[key]!.state)) {
-          pending.settle(&aside[key]!.state, under: reader, counted: false)
-        }
-      } else if pending.needsSettling(reader.written(packed: packed.values[index])) {
-        var state = reader.fresh
-        reader.unpack(&packed.values[index], into: &state)
-        pending.settle(&state, under: reader, counted: false)
-        if let repacked = reader.pack(&state, at: now) {
-          packed.values[index] = repacked
-        } else {
-          aside[key] = Aside(state: state, stepsBack: book.stepsBack)
-          packed.values[index] = Rule.aside
+      // One that arrived fresh since the latest update is under the rule now: nothing to bring.
+      if !isFreshSinceUpdate(packed.keys[index]) {
+        withState(at: index, now: now, readBy: reader) { state in
+          if pending.needsSettling(reader.written(state)) { pending.settle(&state, under: reader, counted: false) }
         }
       }
       packed.formIndex(after: &index)
     }
     pending.removeAll()
+    self.pending = pending
     freshSinceUpdate.removeAll()
+  }
+
+  /// Runs `body` on the state of the key at `index` (unpacked by `reader`), and keeps what it leaves: packed if
+  /// it fits, whole if not. For the visits of every key; an operation's own path is ``update(at:now:_:)``.
+  private mutating func withState(
+    at index: Dictionary<Key, Rule.Packed>.Index, now: Int64, readBy reader: Rule, _ body: (inout Rule.State) -> Void
+  ) {
+    let key = packed.keys[index]
+    if Rule.isAside(packed.values[index]) {
+      catchUp(key)
+      body(&aside[key]!.state)
+      return
+    }
+    var state = reader.fresh
+    reader.unpack(&packed.values[index], into: &state)
+    body(&state)
+    if let repacked = reader.pack(&state, at: now) {
+      packed.values[index] = repacked
+    } else {
+      aside[key] = Aside(state: state, stepsBack: book.stepsBack)
+      packed.values[index] = Rule.aside
+    }
   }
 
   /// Whether `key` holds any state (a key that does not is fresh).
