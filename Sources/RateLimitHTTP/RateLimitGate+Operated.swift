@@ -36,8 +36,16 @@ extension RateLimitGate {
 
   /// Decides every policy undoably, then: an enforced refusal takes every grant back and blocks the keys of the
   /// penalised policies that refused by their rule; otherwise the grants of counting policies wait for the
-  /// response's status.
+  /// response's status. Policies that can decide jointly (`PostgresRateLimiter`s on one client) do all of it in
+  /// one step.
   func decideOperated(key: String) async throws -> Decided {
+    // One policy is one statement already (a penalised one as `_decidePenalising`).
+    if policies.count > 1, let joint = policies.first?.limiter as? any _JointlyDecidingLimiter,
+      canDecideJointly(with: joint),
+      let made = try await joint._decideOperatedJointly(operatedParts, for: key)
+    {
+      return decidedInOneStep(made)
+    }
     let (made, decided) = try await decideEach(key: key)
     var decisions = decided
     let shadowRefused = zip(policies, decisions).filter { $0.mode.isShadow && !$1.isGranted }.map(\.0.name)
@@ -62,6 +70,28 @@ extension RateLimitGate {
     }
     return Decided(
       outcome: outcome(decisions), fallbacks: fallbacks(decisions), shadowRefused: shadowRefused)
+  }
+
+  /// The policies as one step decides them.
+  private var operatedParts: [_OperatedPart] {
+    policies.map {
+      _OperatedPart(limiter: $0.limiter, permits: $0.permits, isShadow: $0.mode.isShadow, penalty: $0.penalty)
+    }
+  }
+
+  /// What a request decided in one step is (its limiter took back a refused request's grants and set its
+  /// penalties already): the grants of counting policies wait for the response's status.
+  private func decidedInOneStep(_ made: [_UndoableDecision]) -> Decided {
+    let decisions = made.map(\.decision)
+    let shadowRefused = zip(policies, decisions).filter { $0.mode.isShadow && !$1.isGranted }.map(\.0.name)
+    let refused = zip(policies, decisions).contains { !$0.mode.isShadow && !$1.isGranted }
+    var grants: [(counting: RateLimitCounting, grant: _UndoableDecision)] = []
+    for (policy, grant) in zip(policies, made) where !refused && !policy.counting.keepsEvery {
+      if grant.decision.isGranted { grants.append((policy.counting, grant)) }
+    }
+    return Decided(
+      outcome: outcome(decisions), fallbacks: fallbacks(decisions), shadowRefused: shadowRefused,
+      settlement: Settlement(grants: grants))
   }
 
   /// Blocks `key` on `policy`'s limiter (an app's own `OperableKeyedLimiter`) for `penalty` from now, and returns

@@ -207,7 +207,7 @@ public struct RateLimitGate: Sendable {
     return try await decideInOrder(key: key)
   }
 
-  private func canDecideJointly(with joint: any _JointlyDecidingLimiter) -> Bool {
+  func canDecideJointly(with joint: any _JointlyDecidingLimiter) -> Bool {
     policies.allSatisfy { ($0.limiter as? any _JointlyDecidingLimiter)?._jointGroup == joint._jointGroup }
   }
 

@@ -69,6 +69,77 @@
       }
     }
 
+    /// The `ratelimit_` statements the test server logged while `body` ran (every statement logged meanwhile).
+    static func statements(
+      on client: PostgresClient, during body: () async throws -> Void
+    ) async throws -> [Substring] {
+      guard let directory = ProcessInfo.processInfo.environment["RATELIMIT_POSTGRES_DIR"] else {
+        Issue.record("RATELIMIT_POSTGRES_DIR is not set: run the suite through scripts/with-postgres.sh")
+        return []
+      }
+      let marker = "statements-\(UInt64.random(in: 0...UInt64.max))"
+      _ = try await client.query("ALTER SYSTEM SET log_statement = 'all'")
+      _ = try await client.query("SELECT pg_reload_conf()")
+      try await Task.sleep(for: .milliseconds(300))  // every backend reads the configuration again
+      _ = try await client.query(PostgresQuery(unsafeSQL: "SELECT '\(marker)-start'"))
+      try await body()
+      _ = try await client.query(PostgresQuery(unsafeSQL: "SELECT '\(marker)-end'"))
+      _ = try await client.query("ALTER SYSTEM RESET log_statement")
+      _ = try await client.query("SELECT pg_reload_conf()")
+      let log = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? ""
+      let between =
+        log.components(separatedBy: "\(marker)-start").last?.components(separatedBy: "\(marker)-end").first ?? ""
+      return between.split(separator: "\n").filter { $0.contains("LOG:") && $0.contains("ratelimit_") }
+    }
+
+    /// SPEC 4.2: a request's policies are decided in one round trip on one client, those that count only
+    /// failures, run in shadow or penalise included. A login policy counting failures with a penalty beside a
+    /// shadow trial: the granted request and the penalised refusal are one statement each
+    /// (`ratelimit_decide_operated_v1`; 4.2 first sent one statement per policy, then one more per grant to take
+    /// back on a refusal).
+    @Test func countingShadowAndPenaltyPoliciesAreOneStatementARequest() async throws {
+      _ = try await TestDatabase.withClient { (client: PostgresClient) async throws in
+        func limiter(_ limit: Int) -> PostgresRateLimiter {
+          PostgresRateLimiter(
+            client: client, name: TestDatabase.uniqueName(), limit: limit, per: .seconds(60),
+            timeout: TestDatabase.timeout, localRefusals: false)
+        }
+        let (logins, trial) = (limiter(1), limiter(1))
+        try await logins.prepare()
+        try await trial.prepare()
+        let gate = RateLimitGate([
+          RateLimitPolicy("login", logins, counting: .failures, penalty: .seconds(600)),
+          RateLimitPolicy("trial", trial, mode: .shadow),
+        ])
+        var first: RateLimitGate.Decided?
+        let granting = try await Self.statements(on: client) {
+          first = try await gate.decideRequest(key: "10.0.0.6")
+        }
+        guard let first, case .granted = first.outcome else {
+          Issue.record("the first login was refused: \(String(describing: first?.outcome))")
+          return
+        }
+        #expect(
+          granting.count == 1 && granting.allSatisfy { $0.contains("ratelimit_decide_operated_v1") }, "\(granting)")
+        await first.settlement.settle(status: 401)  // a failure: counted
+        var second: RateLimitGate.Decided?
+        let refusing = try await Self.statements(on: client) {
+          second = try await gate.decideRequest(key: "10.0.0.6")
+        }
+        guard let second, case .refused(let refusal) = second.outcome else {
+          Issue.record("the second login was granted")
+          return
+        }
+        #expect(
+          refusing.count == 1 && refusing.allSatisfy { $0.contains("ratelimit_decide_operated_v1") }, "\(refusing)")
+        #expect(refusal.retryAfter == .seconds(600))  // the penalty, set by that statement
+        #expect(second.shadowRefused == ["trial"])
+        // The refused request kept nothing: the trial's permit is the first request's alone.
+        #expect(try await trial.peek(for: "10.0.0.6").remaining == 0)
+        #expect(try await logins.peek(for: "10.0.0.6").retryAfter.map { $0 > .seconds(590) } == true)
+      }
+    }
+
     /// SPEC 4.2: a penalty is set "in PostgreSQL in the same round trip" as the refusal. With every statement
     /// logged by the test server, the penalised refusal is one statement (`ratelimit_decide_penalising_v1`) and
     /// no `ratelimit_operate_v1` follows it (4.2 first sent the block as a second statement).

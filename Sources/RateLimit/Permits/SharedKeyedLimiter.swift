@@ -42,6 +42,29 @@ package protocol _JointlyDecidingLimiter: SharedKeyedLimiter {
   /// any part. Every part's limiter has this one's group. The decisions come back in the parts' order.
   func _decideJointly(_ parts: [(limiter: any SharedKeyedLimiter, permits: Int)], for key: String) async throws
     -> [RateLimitDecision]
+  /// Decides a middleware's request whose policies count, shadow or penalise (SPEC 4.2) in one step: the
+  /// enforced parts all or nothing; a shadow part decided and kept when the request is granted, never refusing
+  /// it; an enforced part with a penalty, refused by its rule, blocks the key; a refused request keeps nothing.
+  /// Each grant kept can be given back (`_UndoableDecision.giveBack()`). `nil`: not in one step here (the caller
+  /// decides each part).
+  func _decideOperatedJointly(_ parts: [_OperatedPart], for key: String) async throws -> [_UndoableDecision]?
+}
+
+/// One policy of a middleware's request for ``_JointlyDecidingLimiter/_decideOperatedJointly(_:for:)``.
+package struct _OperatedPart: Sendable {
+  package let limiter: any SharedKeyedLimiter
+  package let permits: Int
+  /// Decided and counted, never refusing the request.
+  package let isShadow: Bool
+  /// An enforced part's penalty; `nil` for none (and for a shadow part).
+  package let penalty: Duration?
+
+  package init(limiter: any SharedKeyedLimiter, permits: Int, isShadow: Bool, penalty: Duration?) {
+    self.limiter = limiter
+    self.permits = permits
+    self.isShadow = isShadow
+    self.penalty = isShadow ? nil : penalty
+  }
 }
 
 /// A limiter that decides a request and penalises its refusal in one step (SPEC 4.2, "penalty"):

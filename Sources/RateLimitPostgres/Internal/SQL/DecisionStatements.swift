@@ -119,6 +119,29 @@
 
   /// Several policies' decisions for one key, all or nothing (`ratelimit_decide_all_v6`, release 9), prepared
   /// once per connection; a row per part, in order.
+  /// `ratelimit_decide_operated_v1`: ``DecideAllStatement``'s parts, each shadow or not, with its penalty.
+  struct DecideOperatedStatement: PostgresPreparedStatement {
+    static let sql = """
+      SELECT o_booked, o_time, o_now, o_remaining, o_rest_at, o_effective \
+      FROM ratelimit_decide_operated_v1($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+      """
+    typealias Row = DecideAllStatement.Row
+
+    var parts: DecideAllStatement
+    var shadow: [Bool]
+    /// Nanoseconds; 0: none.
+    var penalties: [Int64]
+
+    func makeBindings() -> PostgresBindings {
+      var bindings = parts.makeBindings()
+      bindings.append(shadow)
+      bindings.append(penalties)
+      return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try parts.decodeRow(row) }
+  }
+
   struct DecideAllStatement: PostgresPreparedStatement {
     static let sql = """
       SELECT o_booked, o_time, o_now, o_remaining, o_rest_at, o_effective \

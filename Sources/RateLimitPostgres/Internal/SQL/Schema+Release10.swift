@@ -280,6 +280,98 @@
       $f$;
       """
 
+    /// A middleware's request whose policies count, shadow or penalise (SPEC 4.2), in one round trip: the parts
+    /// decided as `ratelimit_decide_all_v6` decides them (every key's lock first, booking ids `p_ids`), but only
+    /// an enforced part's refusal (`p_shadow[j]` false) refuses the request. A refused request keeps nothing; an
+    /// enforced part with a penalty (`p_penalties[j]` > 0) that refused is then decided again by
+    /// `ratelimit_decide_penalising_v1` at the same instant (it refuses again, and blocks the key if its rule
+    /// refused), the others report their key as it is. A granted request keeps every grant, a shadow part's
+    /// included; its refusal takes nothing.
+    static let decideOperatedFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_decide_operated_v1(
+          p_names bytea[], p_key bytea, p_limits bigint[], p_windows bigint[], p_bursts bigint[],
+          p_permits bigint[], p_nows bigint[], p_clocks boolean[], p_lock_timeout text, p_ids bigint[],
+          p_shadow boolean[], p_penalties bigint[])
+      RETURNS TABLE (o_booked boolean, o_time bigint, o_now bigint, o_remaining bigint, o_rest_at bigint,
+          o_effective bigint)
+      LANGUAGE plpgsql VOLATILE AS $f$
+      DECLARE
+          m integer := coalesce(array_length(p_names, 1), 0);
+          effs bigint[] := '{}';
+          d record;
+          lock_key bigint;
+          refused boolean := false;
+          booked boolean[] := '{}';
+          times bigint[] := '{}';
+          nows bigint[] := '{}';
+          remainings bigint[] := '{}';
+          rests bigint[] := '{}';
+          joint_now bigint;
+          part_nows bigint[] := '{}';
+      BEGIN
+          IF p_lock_timeout IS NOT NULL THEN
+              PERFORM set_config('lock_timeout', p_lock_timeout, true);
+          END IF;
+          FOR lock_key IN SELECT DISTINCT ratelimit_lock_key(nm, p_key) FROM unnest(p_names) AS nm ORDER BY 1 LOOP
+              PERFORM pg_advisory_xact_lock(lock_key);
+          END LOOP;
+          IF false = ANY (p_clocks) THEN
+              joint_now := ratelimit_clock();
+          END IF;
+          FOR j IN 1..m LOOP
+              part_nows[j] := CASE WHEN p_clocks[j] THEN p_nows[j] ELSE joint_now END;
+          END LOOP;
+          BEGIN
+              FOR j IN 1..m LOOP
+                  d := ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
+                      nullif(p_bursts[j], 0), p_permits[j], part_nows[j], 0, 0, 0, NULL, nullif(p_ids[j], 0));
+                  booked[j] := d.o_booked;
+                  times[j] := d.o_time;
+                  nows[j] := d.o_now;
+                  remainings[j] := d.o_remaining;
+                  rests[j] := d.o_rest_at;
+                  IF NOT d.o_booked AND NOT p_shadow[j] THEN refused := true; END IF;
+              END LOOP;
+              IF refused THEN
+                  RAISE EXCEPTION 'refused' USING ERRCODE = 'RLREF';
+              END IF;
+              FOR j IN 1..m LOOP
+                  effs[j] := ratelimit_effective_v1(p_names[j], p_key, p_limits[j], p_windows[j],
+                      nullif(p_bursts[j], 0), nows[j]);
+              END LOOP;
+          EXCEPTION WHEN SQLSTATE 'RLREF' THEN
+              FOR j IN 1..m LOOP
+                  IF NOT booked[j] AND NOT p_shadow[j] AND p_penalties[j] > 0 THEN
+                      d := ratelimit_decide_penalising_v1(p_names[j], p_key, p_limits[j], p_windows[j],
+                          nullif(p_bursts[j], 0), p_permits[j], part_nows[j], NULL, nullif(p_ids[j], 0),
+                          p_penalties[j]);
+                      times[j] := d.o_time;
+                      remainings[j] := d.o_remaining;
+                      rests[j] := d.o_rest_at;
+                      effs[j] := d.o_effective;
+                  ELSE
+                      d := ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
+                          nullif(p_bursts[j], 0), p_permits[j], part_nows[j], NULL, 2, 0, NULL, NULL);
+                      remainings[j] := d.o_remaining;
+                      rests[j] := d.o_rest_at;
+                      effs[j] := ratelimit_effective_v1(p_names[j], p_key, p_limits[j], p_windows[j],
+                          nullif(p_bursts[j], 0), d.o_now);
+                  END IF;
+              END LOOP;
+          END;
+          FOR j IN 1..m LOOP
+              o_booked := booked[j];
+              o_time := times[j];
+              o_now := nows[j];
+              o_remaining := remainings[j];
+              o_rest_at := rests[j];
+              o_effective := effs[j];
+              RETURN NEXT;
+          END LOOP;
+      END
+      $f$;
+      """
+
     /// `update`: the name's rule gets new parameters for every process at once, every key keeping its state,
     /// as `RateLimiter.update` keeps it. A sliding window's bookings that had left the old window stay forgotten
     /// (`floor_at`); with a longer window the rows are kept longer. A token bucket's credit is brought under the

@@ -77,6 +77,7 @@
         \(peekFunction)
         \(operateFunction)
         \(decidePenalisingFunction)
+        \(decideOperatedFunction)
         \(updateFunction)
         DELETE FROM ratelimit_schema;
         INSERT INTO ratelimit_schema (version) VALUES (3);
