@@ -144,10 +144,6 @@
     /// logged by the test server, the penalised refusal is one statement (`ratelimit_decide_penalising_v1`) and
     /// no `ratelimit_operate_v1` follows it (4.2 first sent the block as a second statement).
     @Test func aPenaltyIsSetInTheRefusalsRoundTrip() async throws {
-      guard let directory = ProcessInfo.processInfo.environment["RATELIMIT_POSTGRES_DIR"] else {
-        Issue.record("RATELIMIT_POSTGRES_DIR is not set: run the suite through scripts/with-postgres.sh")
-        return
-      }
       _ = try await TestDatabase.withClient { (client: PostgresClient) async throws in
         let logins = PostgresRateLimiter(
           client: client, name: TestDatabase.uniqueName(), limit: 1, per: .seconds(60),
@@ -158,25 +154,15 @@
           Issue.record("the first login was refused")
           return
         }
-        let marker = "round-trips-\(UInt64.random(in: 0...UInt64.max))"
-        _ = try await client.query("ALTER SYSTEM SET log_statement = 'all'")
-        _ = try await client.query("SELECT pg_reload_conf()")
-        try await Task.sleep(for: .milliseconds(300))  // every backend reads the configuration again
-        _ = try await client.query(PostgresQuery(unsafeSQL: "SELECT '\(marker)-start'"))
-        let refusal = try await gate.decideRequest(key: "10.0.0.4").outcome
-        _ = try await client.query(PostgresQuery(unsafeSQL: "SELECT '\(marker)-end'"))
-        _ = try await client.query("ALTER SYSTEM RESET log_statement")
-        _ = try await client.query("SELECT pg_reload_conf()")
+        var refusal: RateLimitGate.Outcome?
+        let statements = try await Self.statements(on: client) {
+          refusal = try await gate.decideRequest(key: "10.0.0.4").outcome
+        }
         guard case .refused(let refused) = refusal else {
           Issue.record("the second login was granted")
           return
         }
         #expect(refused.retryAfter == .seconds(600))
-        let log = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? ""
-        let between =
-          log.components(separatedBy: "\(marker)-start").last?.components(separatedBy: "\(marker)-end")
-          .first ?? ""
-        let statements = between.split(separator: "\n").filter { $0.contains("LOG:") && $0.contains("ratelimit_") }
         #expect(statements.count == 1, "\(statements)")
         #expect(statements.allSatisfy { $0.contains("ratelimit_decide_penalising_v1") }, "\(statements)")
       }
@@ -186,10 +172,6 @@
     /// key, this process refuses it locally until the block ends (4.2 first sent op 5 for each refusal, to learn
     /// that a block was in force already).
     @Test func refusalsDuringAPenaltyAskTheDatabaseNothing() async throws {
-      guard let directory = ProcessInfo.processInfo.environment["RATELIMIT_POSTGRES_DIR"] else {
-        Issue.record("RATELIMIT_POSTGRES_DIR is not set: run the suite through scripts/with-postgres.sh")
-        return
-      }
       _ = try await TestDatabase.withClient { (client: PostgresClient) async throws in
         let logins = PostgresRateLimiter(
           client: client, name: TestDatabase.uniqueName(), limit: 1, per: .seconds(60),
@@ -202,28 +184,17 @@
           Issue.record("expected a grant, then a penalised refusal")
           return
         }
-        let marker = "blocked-\(UInt64.random(in: 0...UInt64.max))"
-        _ = try await client.query("ALTER SYSTEM SET log_statement = 'all'")
-        _ = try await client.query("SELECT pg_reload_conf()")
-        try await Task.sleep(for: .milliseconds(300))  // every backend reads the configuration again
-        _ = try await client.query(PostgresQuery(unsafeSQL: "SELECT '\(marker)-start'"))
         var waits: [Duration?] = []
-        for _ in 0..<5 {
-          guard case .refused(let refusal) = try await gate.decideRequest(key: "10.0.0.5").outcome else {
-            Issue.record("granted during the block")
-            continue
+        let statements = try await Self.statements(on: client) {
+          for _ in 0..<5 {
+            guard case .refused(let refusal) = try await gate.decideRequest(key: "10.0.0.5").outcome else {
+              Issue.record("granted during the block")
+              continue
+            }
+            waits.append(refusal.retryAfter)
           }
-          waits.append(refusal.retryAfter)
         }
-        _ = try await client.query(PostgresQuery(unsafeSQL: "SELECT '\(marker)-end'"))
-        _ = try await client.query("ALTER SYSTEM RESET log_statement")
-        _ = try await client.query("SELECT pg_reload_conf()")
         #expect(waits.allSatisfy { $0.map { $0 > .seconds(590) && $0 <= .seconds(600) } ?? false }, "\(waits)")
-        let log = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? ""
-        let between =
-          log.components(separatedBy: "\(marker)-start").last?.components(separatedBy: "\(marker)-end")
-          .first ?? ""
-        let statements = between.split(separator: "\n").filter { $0.contains("LOG:") && $0.contains("ratelimit_") }
         #expect(statements.isEmpty, "\(statements)")
       }
     }
