@@ -144,78 +144,19 @@
     /// `ratelimit_decide_all_v5` with a booking id for each part (`p_ids[j]`): a caller that gave up waiting
     /// revokes them (`ratelimit_revoke_v4`), and a statement that runs after that books nothing for any part (a
     /// revoked id refuses its part, so the whole request is refused and rolled back). 4.1's joint decision had
-    /// no ids, so a statement that ran late booked for nobody.
+    /// no ids, so a statement that ran late booked for nobody. Since release 10 it is
+    /// `ratelimit_decide_operated_v1` with every part enforced and none penalised (one copy of the decision).
     static let decideAllWithIdsFunction = """
       CREATE OR REPLACE FUNCTION ratelimit_decide_all_v6(
           p_names bytea[], p_key bytea, p_limits bigint[], p_windows bigint[], p_bursts bigint[],
           p_permits bigint[], p_nows bigint[], p_clocks boolean[], p_lock_timeout text, p_ids bigint[])
       RETURNS TABLE (o_booked boolean, o_time bigint, o_now bigint, o_remaining bigint, o_rest_at bigint,
           o_effective bigint)
-      LANGUAGE plpgsql VOLATILE AS $f$
-      DECLARE
-          m integer := coalesce(array_length(p_names, 1), 0);
-          effs bigint[] := '{}';
-          d record;
-          lock_key bigint;
-          refused boolean := false;
-          booked boolean[] := '{}';
-          times bigint[] := '{}';
-          nows bigint[] := '{}';
-          remainings bigint[] := '{}';
-          rests bigint[] := '{}';
-          joint_now bigint;
-          part_nows bigint[] := '{}';
-      BEGIN
-          IF p_lock_timeout IS NOT NULL THEN
-              PERFORM set_config('lock_timeout', p_lock_timeout, true);
-          END IF;
-          FOR lock_key IN SELECT DISTINCT ratelimit_lock_key(nm, p_key) FROM unnest(p_names) AS nm ORDER BY 1 LOOP
-              PERFORM pg_advisory_xact_lock(lock_key);
-          END LOOP;
-          IF false = ANY (p_clocks) THEN
-              joint_now := ratelimit_clock();
-          END IF;
-          FOR j IN 1..m LOOP
-              part_nows[j] := CASE WHEN p_clocks[j] THEN p_nows[j] ELSE joint_now END;
-          END LOOP;
-          BEGIN
-              FOR j IN 1..m LOOP
-                  d := ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
-                      nullif(p_bursts[j], 0), p_permits[j], part_nows[j], 0, 0, 0, NULL, nullif(p_ids[j], 0));
-                  booked[j] := d.o_booked;
-                  times[j] := d.o_time;
-                  nows[j] := d.o_now;
-                  remainings[j] := d.o_remaining;
-                  rests[j] := d.o_rest_at;
-                  IF NOT d.o_booked THEN refused := true; END IF;
-              END LOOP;
-              IF refused THEN
-                  RAISE EXCEPTION 'refused' USING ERRCODE = 'RLREF';
-              END IF;
-              FOR j IN 1..m LOOP
-                  effs[j] := ratelimit_effective_v1(p_names[j], p_key, p_limits[j], p_windows[j],
-                      nullif(p_bursts[j], 0), nows[j]);
-              END LOOP;
-          EXCEPTION WHEN SQLSTATE 'RLREF' THEN
-              FOR j IN 1..m LOOP
-                  d := ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
-                      nullif(p_bursts[j], 0), p_permits[j], part_nows[j], NULL, 2, 0, NULL, NULL);
-                  remainings[j] := d.o_remaining;
-                  rests[j] := d.o_rest_at;
-                  effs[j] := ratelimit_effective_v1(p_names[j], p_key, p_limits[j], p_windows[j],
-                      nullif(p_bursts[j], 0), d.o_now);
-              END LOOP;
-          END;
-          FOR j IN 1..m LOOP
-              o_booked := booked[j];
-              o_time := times[j];
-              o_now := nows[j];
-              o_remaining := remainings[j];
-              o_rest_at := rests[j];
-              o_effective := effs[j];
-              RETURN NEXT;
-          END LOOP;
-      END
+      LANGUAGE sql VOLATILE AS $f$
+          SELECT * FROM ratelimit_decide_operated_v1(p_names, p_key, p_limits, p_windows, p_bursts, p_permits,
+              p_nows, p_clocks, p_lock_timeout, p_ids,
+              array_fill(false, ARRAY[coalesce(array_length(p_names, 1), 0)]),
+              array_fill(0::bigint, ARRAY[coalesce(array_length(p_names, 1), 0)]))
       $f$;
       """
   }

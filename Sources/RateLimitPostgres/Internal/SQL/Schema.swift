@@ -64,6 +64,7 @@
         \(version3CancelFunction)
         \(revokedFunction)
         \(decideFunction)
+        \(decideOperatedFunction)
         \(decideAllWithIdsFunction)
         \(decideAllFunction)
         \(version7DecideAllFunction)
@@ -77,7 +78,6 @@
         \(peekFunction)
         \(operateFunction)
         \(decidePenalisingFunction)
-        \(decideOperatedFunction)
         \(updateFunction)
         DELETE FROM ratelimit_schema;
         INSERT INTO ratelimit_schema (version) VALUES (3);
