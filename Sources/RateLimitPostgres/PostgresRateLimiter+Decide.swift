@@ -272,12 +272,7 @@
         permits: parts.map { Int64($0.permits) }, nows: nows.map { $0 ?? 0 }, clocks: nows.map { $0 != nil },
         lockTimeout: lockTimeout, ids: ids)
       let sent = limiters.map { $0.localClock.now }
-      let rows = try await run(within: timeout) { client in
-        var rows: [DecideAllStatement.Row] = []
-        for try await row in try await client.execute(statement) { rows.append(row) }
-        return rows
-      }
-      guard rows.count == parts.count else { throw NoRow() }
+      let rows = try await rows(of: statement, count: parts.count)
       for ((part, sent), row) in zip(zip(parts, sent), rows) where part.permits == 1 && !row.booked {
         // This part refused on its own: refused here until it can grant one permit (as a lone decision is).
         part.limiter.localRefusals?.refuse(
@@ -289,6 +284,19 @@
             time: row.time, now: row.now, id: -1, booked: row.booked, remaining: row.remaining, restAt: row.restAt,
             effective: row.effective))
       }
+    }
+
+    /// A joint statement's rows, one a part (`count`), within the timeout.
+    func rows<Statement: PostgresPreparedStatement>(of statement: Statement, count: Int) async throws
+      -> [Statement.Row] where Statement.Row: Sendable
+    {
+      let rows = try await run(within: timeout) { client in
+        var rows: [Statement.Row] = []
+        for try await row in try await client.execute(statement) { rows.append(row) }
+        return rows
+      }
+      guard rows.count == count else { throw NoRow() }
+      return rows
     }
 
     /// The parts when the database could not decide them: each limiter's own policy, here, without another

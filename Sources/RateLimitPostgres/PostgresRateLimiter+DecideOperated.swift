@@ -41,12 +41,7 @@
             part.penalty.map { Int64(clamping: wholeNanoseconds($0, roundingUp: true)) } ?? 0
           })
         let sent = limiters.map { $0.localClock.now }
-        let rows = try await run(within: timeout) { client in
-          var rows: [DecideOperatedStatement.Row] = []
-          for try await row in try await client.execute(statement) { rows.append(row) }
-          return rows
-        }
-        guard rows.count == parts.count else { throw NoRow() }
+        let rows = try await rows(of: statement, count: parts.count)
         let refused = zip(parts, rows).contains { part, row in !part.isShadow && !row.booked }
         return parts.indices.map { index in
           let (limiter, part, row) = (limiters[index], parts[index], rows[index])
