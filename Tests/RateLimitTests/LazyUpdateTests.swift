@@ -67,41 +67,49 @@ import Testing
   /// Random timelines on several keys, with a clock that often moves a nanosecond (the update kept for later)
   /// and sometimes not at all (visited at once): every key answers as its own `RateLimiter`.
   @Test func randomTimelinesAnswerAsOneRateLimiterPerKey() {
-    var random = SeededGenerator(seed: 2_026)
-    for _ in 0..<150 {
-      let clock = SettableClock()
-      let (limit, window, burst) = Self.parameters(&random)
-      let keyed = KeyedRateLimiter<String>(limit: limit, per: window, burst: burst, clock: clock)
+    Self.timelines(seed: 2_026, count: 150, stepsBack: false) { clock, limit, window, burst in
       let singles = (0..<4).map { _ in RateLimiter(limit: limit, per: window, burst: burst, clock: clock) }
-      Self.play(
-        &random, clock: clock, capacity: burst, stepsBack: false,
-        reference: Side(
-          subject: { .single(singles[$0]) },
-          update: { l, w, b in singles.forEach { $0.update(limit: l, per: w, burst: b) } }),
-        subject: Side(subject: { .keyed(keyed, "\($0)") }, update: { keyed.update(limit: $0, per: $1, burst: $2) }))
+      return Side(
+        subject: { .single(singles[$0]) },
+        update: { l, w, b in singles.forEach { $0.update(limit: l, per: w, burst: b) } })
     }
   }
 
   /// The same with a clock that also steps back (which brings every key under the updates kept, at once),
   /// against a `KeyedRateLimiter` whose updates visit every key at once.
   @Test func randomTimelinesWithStepsBackAnswerAsVisitingEveryKeyAtOnce() {
-    var random = SeededGenerator(seed: 4_202)
-    for _ in 0..<300 {
-      let clock = SettableClock()
-      let (limit, window, burst) = Self.parameters(&random)
-      let keyed = KeyedRateLimiter<String>(limit: limit, per: window, burst: burst, clock: clock)
+    Self.timelines(seed: 4_202, count: 300, stepsBack: true) { clock, limit, window, burst in
       let atOnce = KeyedRateLimiter<String>(limit: limit, per: window, burst: burst, clock: clock)
       atOnce.visitKeysAtUpdate()
-      Self.play(
-        &random, clock: clock, capacity: burst, stepsBack: true,
-        reference: Side(subject: { .keyed(atOnce, "\($0)") }, update: { atOnce.update(limit: $0, per: $1, burst: $2) }),
-        subject: Side(subject: { .keyed(keyed, "\($0)") }, update: { keyed.update(limit: $0, per: $1, burst: $2) }))
+      return .keyed(atOnce)
+    }
+  }
+
+  /// `count` timelines of a `KeyedRateLimiter` bucket against the reference `makeReference` gives for the same
+  /// parameters and clock.
+  static func timelines(
+    seed: UInt64, count: Int, stepsBack: Bool,
+    _ makeReference: (SettableClock, Int, Duration, Int) -> Side
+  ) {
+    var random = SeededGenerator(seed: seed)
+    for _ in 0..<count {
+      let clock = SettableClock()
+      let (limit, window, burst) = parameters(&random)
+      let keyed = KeyedRateLimiter<String>(limit: limit, per: window, burst: burst, clock: clock)
+      play(
+        &random, clock: clock, capacity: burst, stepsBack: stepsBack,
+        reference: makeReference(clock, limit, window, burst), subject: .keyed(keyed))
     }
   }
 
   struct Side {
     let subject: (Int) -> OperationsTests.Subject
     let update: (Int, Duration, Int) -> Void
+
+    /// Key `k` of `limiter` as "k".
+    static func keyed(_ limiter: KeyedRateLimiter<String>) -> Side {
+      Side(subject: { .keyed(limiter, "\($0)") }, update: { limiter.update(limit: $0, per: $1, burst: $2) })
+    }
   }
 
   static func parameters(_ random: inout SeededGenerator) -> (Int, Duration, Int) {
