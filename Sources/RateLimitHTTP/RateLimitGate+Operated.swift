@@ -44,9 +44,25 @@ extension RateLimitGate {
       canDecideJointly(with: joint),
       let made = try await joint._decideOperatedJointly(operatedParts, for: key)
     {
-      return decidedInOneStep(made)
+      return await decided(made, made.map(\.decision), key: key, takenBack: true)
     }
-    let (made, decided) = try await decideEach(key: key)
+    let (made, decisions) = try await decideEach(key: key)
+    return await decided(made, decisions, key: key, takenBack: false)
+  }
+
+  /// The policies as one step decides them.
+  private var operatedParts: [_OperatedPart] {
+    policies.map {
+      _OperatedPart(limiter: $0.limiter, permits: $0.permits, isShadow: $0.mode.isShadow, penalty: $0.penalty)
+    }
+  }
+
+  /// What the request is, from each policy's decision: granted, the grants of counting policies wait for the
+  /// response's status; refused by an enforced policy, every grant is taken back and the penalties set, unless
+  /// the one step that decided them did both already (`takenBack`).
+  private func decided(
+    _ made: [_UndoableDecision?], _ decided: [RateLimitDecision], key: String, takenBack: Bool
+  ) async -> Decided {
     var decisions = decided
     let shadowRefused = zip(policies, decisions).filter { $0.mode.isShadow && !$1.isGranted }.map(\.0.name)
     let refused = zip(policies, decisions).contains { !$0.mode.isShadow && !$1.isGranted }
@@ -59,39 +75,19 @@ extension RateLimitGate {
         outcome: outcome(decisions), fallbacks: fallbacks(decisions), shadowRefused: shadowRefused,
         settlement: Settlement(grants: grants))
     }
-    for (index, grant) in made.enumerated() {
-      guard let grant, grant.decision.isGranted else { continue }
-      decisions[index] = await grant.undo()
-    }
-    // A penalising limiter blocked the key as it refused; an app's own limiter is blocked now.
-    for (index, policy) in policies.enumerated() where !decisions[index].isGranted && !policy.mode.isShadow {
-      guard let penalty = policy.penalty, !(policy.limiter is any _PenalisingLimiter) else { continue }
-      decisions[index] = await penalise(key, by: policy, for: penalty) ?? decisions[index]
+    if !takenBack {
+      for (index, grant) in made.enumerated() {
+        guard let grant, grant.decision.isGranted else { continue }
+        decisions[index] = await grant.undo()
+      }
+      // A penalising limiter blocked the key as it refused; an app's own limiter is blocked now.
+      for (index, policy) in policies.enumerated() where !decisions[index].isGranted && !policy.mode.isShadow {
+        guard let penalty = policy.penalty, !(policy.limiter is any _PenalisingLimiter) else { continue }
+        decisions[index] = await penalise(key, by: policy, for: penalty) ?? decisions[index]
+      }
     }
     return Decided(
       outcome: outcome(decisions), fallbacks: fallbacks(decisions), shadowRefused: shadowRefused)
-  }
-
-  /// The policies as one step decides them.
-  private var operatedParts: [_OperatedPart] {
-    policies.map {
-      _OperatedPart(limiter: $0.limiter, permits: $0.permits, isShadow: $0.mode.isShadow, penalty: $0.penalty)
-    }
-  }
-
-  /// What a request decided in one step is (its limiter took back a refused request's grants and set its
-  /// penalties already): the grants of counting policies wait for the response's status.
-  private func decidedInOneStep(_ made: [_UndoableDecision]) -> Decided {
-    let decisions = made.map(\.decision)
-    let shadowRefused = zip(policies, decisions).filter { $0.mode.isShadow && !$1.isGranted }.map(\.0.name)
-    let refused = zip(policies, decisions).contains { !$0.mode.isShadow && !$1.isGranted }
-    var grants: [(counting: RateLimitCounting, grant: _UndoableDecision)] = []
-    for (policy, grant) in zip(policies, made) where !refused && !policy.counting.keepsEvery {
-      if grant.decision.isGranted { grants.append((policy.counting, grant)) }
-    }
-    return Decided(
-      outcome: outcome(decisions), fallbacks: fallbacks(decisions), shadowRefused: shadowRefused,
-      settlement: Settlement(grants: grants))
   }
 
   /// Blocks `key` on `policy`'s limiter (an app's own `OperableKeyedLimiter`) for `penalty` from now, and returns
