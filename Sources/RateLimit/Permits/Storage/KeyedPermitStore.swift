@@ -169,25 +169,28 @@ extension KeyedRateLimiter {
 
   /// How many keys' states were brought under an update, ever (tests that an update visits no key at once).
   var statesAdopted: Int {
-    switch store {
-    case .window(let store): store.statesAdopted
-    case .bucket(let store): store.statesAdopted
+    store.operate {
+      $0.statesAdopted
+    } bucket: {
+      $0.statesAdopted
     }
   }
 
   /// Makes every update visit every key at once, as before 4.2's O(1) update (a reference for tests).
   func visitKeysAtUpdate() {
-    switch store {
-    case .window(let store): store.visitKeysAtUpdate()
-    case .bucket(let store): store.visitKeysAtUpdate()
+    store.operate {
+      $0.visitKeysAtUpdate()
+    } bucket: {
+      $0.visitKeysAtUpdate()
     }
   }
 
   /// How many updates some keys have not been brought under yet.
   var pendingUpdates: Int {
-    switch store {
-    case .window(let store): store.pendingUpdates
-    case .bucket(let store): store.pendingUpdates
+    store.operate {
+      $0.pendingUpdates
+    } bucket: {
+      $0.pendingUpdates
     }
   }
 }

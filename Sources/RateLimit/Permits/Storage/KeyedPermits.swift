@@ -61,8 +61,9 @@ struct KeyedPermits<Key: Hashable & Sendable, Rule: PackablePermitRule>: Sendabl
   mutating func read(_ reading: Int64) -> Int64 {
     let jump = book.read(reading)
     // Below an update kept for later, a state written from now on could not be told from one written before it.
-    if jump > 0, Rule.adoptsStates, pending.needsSettling(book.onTimeLine(reading)) {
-      settleAll(at: book.onTimeLine(reading))
+    if jump > 0, Rule.adoptsStates {
+      let now = book.onTimeLine(reading)
+      if pending.needsSettling(now) { settleAll(at: now) }
     }
     operations &+= 1
     if operations & 15 == 0 { sweepStep(at: book.onTimeLine(reading)) }
