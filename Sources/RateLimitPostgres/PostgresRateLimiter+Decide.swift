@@ -50,8 +50,12 @@
     /// The refusal in force for `key` in this process (`localRefusals`), as a decision; `nil` if none.
     func localRefusal(for key: ByteBuffer) -> RateLimitDecision? {
       let now = localClock.now
-      guard let refusal = localRefusals?.refusal(for: key, at: now) else { return nil }
-      return RateLimitDecision(
+      return localRefusals?.refusal(for: key, at: now).map { report($0, at: now) }
+    }
+
+    /// A refusal in force in this process (`localRefusals`) at `now`, as a decision.
+    func report(_ refusal: LocalRefusals.Refusal, at now: Duration) -> RateLimitDecision {
+      RateLimitDecision(
         isGranted: false, limit: capacity, window: window, remaining: 0,
         resetAfter: max(.zero, refusal.restAt - now), retryAfter: refusal.until - now,
         effectiveWindow: refusal.until - now, quotaWindow: door.quotaWindow)

@@ -198,11 +198,10 @@
       door.check(permits)
       let keyBytes = try Self.keyBytes(key)
       let amount = Int64(clamping: wholeNanoseconds(penalty, roundingUp: true))
-      let refusedHere = permits == 1 ? localRefusals?.refusal(for: keyBytes, at: localClock.now) : nil
+      let now = localClock.now
+      let refusedHere = permits == 1 ? localRefusals?.refusal(for: keyBytes, at: now) : nil
       // Refused here during a block this limiter saw: the penalty is in force, nothing to ask.
-      if refusedHere?.isBlock == true, let refused = localRefusal(for: keyBytes) {
-        return _UndoableDecision(refused, undo: nil)
-      }
+      if let refusedHere, refusedHere.isBlock { return _UndoableDecision(report(refusedHere, at: now), undo: nil) }
       if isUnlimited || permits > capacity || refusedHere != nil {
         let made = try await decision(permits, for: key, undoable: true)
         guard !made.decision.isGranted, !made.decision.isFallback else { return made }
