@@ -28,9 +28,10 @@ extension RateLimitGate {
     package var isEmpty: Bool { grants.isEmpty }
 
     /// Gives back exactly the grants whose policy does not count a response with `status` (in process at once;
-    /// `PostgresRateLimiter`'s in one round trip each; if that fails, the permits stay taken, logged).
+    /// `PostgresRateLimiter`s on one client in one round trip, coalesced with their decisions; if that fails,
+    /// the permits stay taken, logged).
     package func settle(status: Int) async {
-      for (counting, grant) in grants where !counting.keepsPermits(of: status) { await grant.giveBack() }
+      await _UndoableDecision.giveBack(grants.filter { !$0.counting.keepsPermits(of: status) }.map(\.grant))
     }
   }
 

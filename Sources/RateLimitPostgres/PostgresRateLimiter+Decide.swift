@@ -87,30 +87,28 @@
 
     /// A granted decision that RateLimitHTTP can take back: undone (a refused request's grant, revoked later if
     /// the database cannot answer now), or given back (a served request's, left taken if it cannot).
-    func takeBackable(_ decision: Decision, permits: Int, key: ByteBuffer) -> _UndoableDecision {
+    /// With `joint`, the step that made it with other grants of the request and gives them back together.
+    func takeBackable(
+      _ decision: Decision, permits: Int, key: ByteBuffer, joint: (step: _JointGiveBack, part: Int)? = nil
+    ) -> _UndoableDecision {
       _UndoableDecision(
         report(decision), undo: { [self] in await undo(decision, permits: permits, key: key) },
-        giveBack: { [self] in _ = await undo(decision, permits: permits, key: key, revokingLater: false) })
+        giveBack: { [self] in _ = await undo(decision, permits: permits, key: key, revokingLater: false) },
+        joint: joint)
     }
 
-    /// Takes back booking `decision.id`, exactly (`ratelimit_undo_v5`, one round trip), and reports the key
-    /// after it as granted. When the database cannot answer now, the booking is revoked in the background (as a
-    /// decision that timed out is), or with `revokingLater` false (a served request's give-back, SPEC 4.2) left
-    /// taken and logged; the decision is reported as made.
+    /// Takes back booking `decision.id`, exactly (`ratelimit_undo_v5`), and reports the key after it as granted:
+    /// one round trip, in the lane like a decision (alone when nothing is in flight, else with the decisions and
+    /// give-backs queued meanwhile, SPEC 4.2). When the database cannot answer now, the booking is revoked in the
+    /// background (as a decision that timed out is), or with `revokingLater` false (a served request's give-back)
+    /// left taken and logged; the decision is reported as made.
     func undo(_ decision: Decision, permits: Int, key: ByteBuffer, revokingLater: Bool = true) async
       -> RateLimitDecision
     {
       localRefusals?.forget(key)
-      let statement = UndoStatement(
-        name: nameBytes, key: key, limit: Int64(limit), window: windowNanoseconds, burst: burst.map(Int64.init),
-        permits: Int64(permits), id: decision.id, now: nowSent, lockTimeout: lockTimeout)
-      if let row = try? await run(
-        within: timeout,
-        { client -> UndoStatement.Row? in
-          for try await row in try await client.execute(statement) { return row }
-          return nil
-        })
-      {
+      let request = DecisionRequest(
+        mode: .giveBack, permits: Int64(permits), key: key, maxDelay: nil, bookingID: decision.id)
+      if let row = try? await send(request) {
         var after = report(
           Decision(
             time: row.time, now: row.now, id: -1, booked: false, remaining: row.remaining, restAt: row.restAt,

@@ -43,6 +43,9 @@
         let sent = limiters.map { $0.localClock.now }
         let rows = try await rows(of: statement, count: parts.count)
         let refused = zip(parts, rows).contains { part, row in !part.isShadow && !row.booked }
+        let step = _JointGiveBack { chosen in
+          await Self.giveBack(chosen.map { (limiters[$0], ids[$0], parts[$0].permits) }, key: keyBytes)
+        }
         return parts.indices.map { index in
           let (limiter, part, row) = (limiters[index], parts[index], rows[index])
           if part.permits == 1 && !row.booked {
@@ -57,13 +60,35 @@
             restAt: row.restAt, effective: row.effective)
           // A refused request kept nothing: its parts' grants are reports only.
           guard row.booked && !refused else { return _UndoableDecision(limiter.report(decision), undo: nil) }
-          return limiter.takeBackable(decision, permits: part.permits, key: keyBytes)
+          return limiter.takeBackable(decision, permits: part.permits, key: keyBytes, joint: (step, index))
         }
       } catch let error as Unavailable {
         if error.wasSent {
           for (limiter, id) in zip(limiters, ids) { limiter.revokeLater(id, key: keyBytes) }
         }
         return nil
+      }
+    }
+
+    /// A served request's grants, made by one joint decision, given back exactly in one statement
+    /// (`ratelimit_give_back_all_v1`, SPEC 4.2's "one round trip"); if the database cannot answer, they stay
+    /// taken (logged), as one grant's give-back does.
+    static func giveBack(_ grants: [(limiter: PostgresRateLimiter, id: Int64, permits: Int)], key: ByteBuffer) async {
+      guard let first = grants.first?.limiter else { return }
+      for grant in grants { grant.limiter.localRefusals?.forget(key) }
+      let nows = grants.map(\.limiter.nowSent)
+      let statement = GiveBackAllStatement(
+        parts: DecideAllStatement(
+          names: grants.map(\.limiter.nameBytes), key: key, limits: grants.map { Int64($0.limiter.limit) },
+          windows: grants.map(\.limiter.windowNanoseconds), bursts: grants.map { Int64($0.limiter.burst ?? 0) },
+          permits: grants.map { Int64($0.permits) }, nows: nows.map { $0 ?? 0 }, clocks: nows.map { $0 != nil },
+          lockTimeout: first.lockTimeout, ids: grants.map(\.id)))
+      do {
+        _ = try await first.rows(of: statement, count: 1)
+      } catch {
+        first.logger.debug(
+          "rate limit: a served request's permits could not be given back; they stay taken",
+          metadata: ["ratelimit.names": "\(grants.map(\.limiter.name))"])
       }
     }
   }

@@ -45,15 +45,19 @@
 
     /// SPEC 4.2: "if [the give-back] fails the permits stay taken (logged)". The server is stopped when the route
     /// answers, so the give-back fails; once the server is back, the grant is still taken (4.2 first revoked it
-    /// later, in the background, as it revokes a refused request's grants).
-    @Test func aGiveBackThatFailsLeavesThePermitsTaken() async throws {
+    /// later, in the background, as it revokes a refused request's grants). With two policies on one client the
+    /// give-back is one statement (`ratelimit_give_back_all_v1`): it fails the same way.
+    @Test(arguments: [1, 2]) func aGiveBackThatFailsLeavesThePermitsTaken(policies: Int) async throws {
       _ = try await TestDatabase.withPrivateServer { configuration, server in
         try await TestDatabase.withClient(configuration) { client in
-          let logins = PostgresRateLimiter(
-            client: client, name: TestDatabase.uniqueName(), limit: 3, per: .seconds(900),
-            timeout: .milliseconds(250), localRefusals: false)
-          try await logins.prepare()
-          let gate = RateLimitGate([RateLimitPolicy("login", logins, counting: .failures)])
+          let logins = (0..<policies).map { _ in
+            PostgresRateLimiter(
+              client: client, name: TestDatabase.uniqueName(), limit: 3, per: .seconds(900),
+              timeout: .milliseconds(250), localRefusals: false)
+          }
+          for limiter in logins { try await limiter.prepare() }
+          let gate = RateLimitGate(
+            logins.enumerated().map { RateLimitPolicy("login-\($0)", $1, counting: .failures) })
           let decided = try await gate.decideRequest(key: "10.0.0.3")
           guard case .granted = decided.outcome else {
             Issue.record("the first login was refused")
@@ -64,7 +68,7 @@
           await server("start")
           // Long enough for a background revocation (tried again every second) to have run.
           try await Task.sleep(for: .seconds(3))
-          #expect(try await logins.peek(for: "10.0.0.3").remaining == 1)
+          for limiter in logins { #expect(try await limiter.peek(for: "10.0.0.3").remaining == 1) }
         }
       }
     }
@@ -137,6 +141,43 @@
         // The refused request kept nothing: the trial's permit is the first request's alone.
         #expect(try await trial.peek(for: "10.0.0.6").remaining == 0)
         #expect(try await logins.peek(for: "10.0.0.6").retryAfter.map { $0 > .seconds(590) } == true)
+      }
+    }
+
+    /// SPEC 4.2: "PostgreSQL: the give-back is one round trip". A request granted by two policies that count only
+    /// failures, on one client, succeeds: both grants are given back in one statement
+    /// (`ratelimit_give_back_all_v1`; 4.2 first sent one `ratelimit_undo_v5` per policy), exactly.
+    @Test func aRequestsGiveBackIsOneStatement() async throws {
+      _ = try await TestDatabase.withClient { (client: PostgresClient) async throws in
+        func limiter(_ limit: Int, burst: Int? = nil) -> PostgresRateLimiter {
+          burst.map {
+            PostgresRateLimiter(
+              client: client, name: TestDatabase.uniqueName(), limit: limit, per: .seconds(60), burst: $0,
+              timeout: TestDatabase.timeout, localRefusals: false)
+          }
+            ?? PostgresRateLimiter(
+              client: client, name: TestDatabase.uniqueName(), limit: limit, per: .seconds(60),
+              timeout: TestDatabase.timeout, localRefusals: false)
+        }
+        let (perMinute, perBucket) = (limiter(2), limiter(2, burst: 2))
+        try await perMinute.prepare()
+        try await perBucket.prepare()
+        let gate = RateLimitGate([
+          RateLimitPolicy("login", perMinute, counting: .failures),
+          RateLimitPolicy("login-bucket", perBucket, permits: 2, counting: .failures),
+        ])
+        let decided = try await gate.decideRequest(key: "10.0.0.9")
+        guard case .granted = decided.outcome else {
+          Issue.record("the login was refused: \(decided.outcome)")
+          return
+        }
+        let givingBack = try await Self.statements(on: client) {
+          await decided.settlement.settle(status: 200)  // a success: not counted
+        }
+        #expect(
+          givingBack.count == 1 && givingBack.allSatisfy { $0.contains("ratelimit_give_back_all_v1") }, "\(givingBack)")
+        #expect(try await perMinute.peek(2, for: "10.0.0.9").isGranted)
+        #expect(try await perBucket.peek(2, for: "10.0.0.9").isGranted)
       }
     }
 

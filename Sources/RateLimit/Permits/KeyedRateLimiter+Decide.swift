@@ -57,16 +57,21 @@ package struct _UndoableDecision: Sendable {
   package let decision: RateLimitDecision
   private let undoGrant: (@Sendable () async -> RateLimitDecision)?
   private let giveBackGrant: (@Sendable () async -> Void)?
+  /// The step that made this grant with others for one request and gives several back in one, and this grant's
+  /// part in it.
+  package let joint: (step: _JointGiveBack, part: Int)?
 
   /// A decision; `undo`, if any, takes its grant back and reports the key after it; `giveBack`, if any, is
-  /// `undo` for a request that was served (see ``giveBack()``).
+  /// `undo` for a request that was served (see ``giveBack()``); `joint`, if any, gives it back with the other
+  /// grants of its step (``giveBack(_:)``).
   package init(
     _ decision: RateLimitDecision, undo: (@Sendable () async -> RateLimitDecision)?,
-    giveBack: (@Sendable () async -> Void)? = nil
+    giveBack: (@Sendable () async -> Void)? = nil, joint: (step: _JointGiveBack, part: Int)? = nil
   ) {
     self.decision = decision
     self.undoGrant = undo
     self.giveBackGrant = giveBack
+    self.joint = joint
   }
 
   /// Gives a served request's grant back (RateLimitHTTP's `counting`, SPEC 4.2): as ``undo()``, except that a
@@ -75,6 +80,28 @@ package struct _UndoableDecision: Sendable {
   package func giveBack() async {
     if let giveBackGrant { return await giveBackGrant() }
     _ = await undo()
+  }
+
+  /// Gives back every grant of `grants` (a served request's, ``giveBack()``): two or more that one joint step made
+  /// (`PostgresRateLimiter`s on one client) in one step, SPEC 4.2's "one round trip"; any other alone.
+  package static func giveBack(_ grants: [_UndoableDecision]) async {
+    var steps: [(step: _JointGiveBack, grants: [_UndoableDecision])] = []
+    for grant in grants {
+      if let step = grant.joint?.step, let index = steps.firstIndex(where: { $0.step === step }) {
+        steps[index].grants.append(grant)
+      } else if let step = grant.joint?.step {
+        steps.append((step, [grant]))
+      } else {
+        await grant.giveBack()
+      }
+    }
+    for (step, grants) in steps {
+      if grants.count == 1 {
+        await grants[0].giveBack()
+      } else {
+        await step.giveBack(parts: grants.compactMap { $0.joint?.part })
+      }
+    }
   }
 
   /// All or nothing over `made` (decisions in policy order, `nil` where a limiter cannot undo): if any refused,
@@ -103,5 +130,22 @@ package struct _UndoableDecision: Sendable {
   package func undo() async -> RateLimitDecision {
     guard let undoGrant else { return decision }
     return await undoGrant()
+  }
+}
+
+/// One step that decided several limiters' grants for one request and gives any of them back in one
+/// (`PostgresRateLimiter`'s joint decision: one statement, SPEC 4.2). Each grant it made carries it
+/// (``_UndoableDecision/joint``).
+package final class _JointGiveBack: Sendable {
+  private let giveBackParts: @Sendable ([Int]) async -> Void
+
+  /// A step whose `giveBack` gives back the grants of the parts it is given (their indices in the step).
+  package init(_ giveBack: @escaping @Sendable (_ parts: [Int]) async -> Void) {
+    self.giveBackParts = giveBack
+  }
+
+  /// Gives back the grants of `parts`, in one step.
+  package func giveBack(parts: [Int]) async {
+    await giveBackParts(parts)
   }
 }

@@ -24,7 +24,7 @@
       var arrivals = 0
       var statements = 0
       /// Tests waiting for the arrivals to reach a number.
-      var arrivalWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+      var arrivalWaiters: [(count: Int, id: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state = LockedValue(State())
@@ -56,15 +56,26 @@
       state.withLock { ($0.arrivals, $0.statements) }
     }
 
-    /// Returns once `count` decisions have arrived (sent or queued): tests start decisions in a known order.
+    /// Returns once `count` decisions have arrived (sent or queued), or once the caller is cancelled: tests start
+    /// decisions in a known order, and bound the wait.
     func waitUntilArrivals(_ count: Int) async {
-      await withCheckedContinuation { continuation in
-        let now: Bool = state.withLock { state in
-          if state.arrivals >= count { return true }
-          state.arrivalWaiters.append((count, continuation))
-          return false
+      let id = UInt64.random(in: 0...UInt64.max)
+      await withTaskCancellationHandler {
+        await withCheckedContinuation { continuation in
+          let now: Bool = state.withLock { state in
+            if state.arrivals >= count || Task.isCancelled { return true }
+            state.arrivalWaiters.append((count, id, continuation))
+            return false
+          }
+          if now { continuation.resume() }
         }
-        if now { continuation.resume() }
+      } onCancel: {
+        let cancelled = state.withLock { state in
+          let found = state.arrivalWaiters.first { $0.id == id }?.continuation
+          state.arrivalWaiters.removeAll { $0.id == id }
+          return found
+        }
+        cancelled?.resume()
       }
     }
 

@@ -2,8 +2,8 @@
   import PostgresNIO
   import RateLimit
 
-  /// Sending decisions: alone when nothing is in flight, else together with those queued meanwhile (see
-  /// ``Coalescer``).
+  /// Sending decisions (and a served request's give-back, SPEC 4.2): alone when nothing is in flight, else
+  /// together with those queued meanwhile (see ``Coalescer``).
   extension PostgresRateLimiter {
     /// The answer to `request`, in one round trip, shared with the decisions that queued beside it.
     ///
@@ -26,7 +26,7 @@
       do {
         result = .success(
           try await decide(
-            request, sweep: request.mode == .retryAfter ? 0 : sweepIfDue(), within: timeout,
+            request, sweep: request.mode.sweeps ? sweepIfDue() : 0, within: timeout,
             lockTimeout: Self.laneLockTimeout))
       } catch {
         result = .failure(error)
@@ -82,7 +82,7 @@
       let live = batch.filter { $0.slot.markSent() }
       guard let latest = live.map(\.deadline).max() else { return }
       coalescer.countStatement()
-      let sweep = live.contains { $0.request.mode != .retryAfter } ? sweepIfDue() : 0
+      let sweep = live.contains { $0.request.mode.sweeps } ? sweepIfDue() : 0
       let within = max(.zero, latest - .now)
       do {
         if live.count == 1 {
@@ -135,6 +135,7 @@
     private func decide(
       _ request: DecisionRequest, sweep: Int32, within deadline: Duration, lockTimeout: String
     ) async throws -> DecisionRow {
+      if request.mode == .giveBack { return try await giveBack(request, within: deadline, lockTimeout: lockTimeout) }
       let statement = DecideStatement(
         name: nameBytes, key: request.key, limit: Int64(limit), window: windowNanoseconds,
         burst: burst.map(Int64.init), permits: request.permits, now: nowSent, maxDelay: request.maxDelay,
@@ -149,6 +150,26 @@
       sweptRows(row.swept)
       adopt(stored)
       return row
+    }
+
+    /// One give-back, alone in its statement (`ratelimit_undo_v5`): the key after it.
+    private func giveBack(_ request: DecisionRequest, within deadline: Duration, lockTimeout: String)
+      async throws -> DecisionRow
+    {
+      let statement = UndoStatement(
+        name: nameBytes, key: request.key, limit: Int64(limit), window: windowNanoseconds,
+        burst: burst.map(Int64.init), permits: request.permits, id: request.bookingID ?? 0, now: nowSent,
+        lockTimeout: lockTimeout)
+      let answer = try await run(within: deadline, outageKey: String(buffer: request.key)) {
+        client -> UndoStatement.Row? in
+        for try await row in try await client.execute(statement) { return row }
+        return nil
+      }
+      guard let row = answer else { throw NoRow() }
+      return (
+        time: row.time, now: row.now, id: nil, booked: false, swept: 0, remaining: row.remaining,
+        restAt: row.restAt, effective: row.effective
+      )
     }
 
     /// The name's rule as the database stored it, which its decisions followed: this limiter reports it from

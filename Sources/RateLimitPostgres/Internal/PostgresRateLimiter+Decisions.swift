@@ -10,11 +10,17 @@
 
   /// The round trips: each decision is one statement, bounded by `timeout`.
   extension PostgresRateLimiter {
-    /// What `ratelimit_decide` is asked.
+    /// What `ratelimit_decide` is asked; in the lane (`ratelimit_decide_many_v7`), a give-back too.
     enum Mode: Int32 {
       case tryAcquire = 0
       case reserve = 1
       case retryAfter = 2
+      /// Takes booking `bookingID` of `permits` back exactly (`ratelimit_undo_v5`) and reports the key after it.
+      case giveBack = 3
+
+      /// Whether a statement carrying it may sweep rows at rest: one that books (a read or a give-back never
+      /// does, as 4.1's lone statements never did).
+      var sweeps: Bool { self == .tryAcquire || self == .reserve }
     }
 
     /// One decision's answer: the instant booked for (or that would be), the decision's "now", the id, and the

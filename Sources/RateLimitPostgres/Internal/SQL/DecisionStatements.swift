@@ -62,14 +62,14 @@
     var burst: Int64?
   }
 
-  /// Several decisions in one statement (`ratelimit_decide_many_v5`), prepared once per connection; a row per
-  /// decision, in order, its values `NULL` when its key's lock was held elsewhere (`o_blocked`).
+  /// Several decisions (and give-backs, mode 3) in one statement (`ratelimit_decide_many_v7`), prepared once per
+  /// connection; a row per decision, in order, its values `NULL` when its key's lock was held elsewhere (`o_blocked`).
   struct DecideManyStatement: PostgresPreparedStatement {
     static let sql = """
       SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at, o_blocked, o_effective, \
       (SELECT lim FROM ratelimit_names WHERE name = $1), (SELECT win FROM ratelimit_names WHERE name = $1), \
       (SELECT burst FROM ratelimit_names WHERE name = $1) \
-      FROM ratelimit_decide_many_v6($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+      FROM ratelimit_decide_many_v7($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
       """
     /// A decision's answer, or `blocked` (its key's lock held elsewhere) with its values `nil`.
     typealias Row = (
@@ -220,5 +220,19 @@
     func decodeRow(_ row: PostgresRow) throws -> Row {
       try row.decode((Int64, Int64, Int64, Int64, Int64).self)
     }
+  }
+
+  /// A joint decision's grants given back in one statement (`ratelimit_give_back_all_v1`, release 11), prepared
+  /// once per connection, with a joint decision's arguments (those of the parts to give back, their booking
+  /// ids among them): how many parts it was given.
+  struct GiveBackAllStatement: PostgresPreparedStatement {
+    static let sql = "SELECT ratelimit_give_back_all_v1($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+    typealias Row = Int32
+
+    var parts: DecideAllStatement
+
+    func makeBindings() -> PostgresBindings { parts.makeBindings() }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int32.self) }
   }
 #endif

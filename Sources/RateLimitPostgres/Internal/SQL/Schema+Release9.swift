@@ -7,7 +7,9 @@
     /// bucket gets exactly the booking's permits back (never above full), where `ratelimit_cancel_v4`, Go's
     /// cancel, gives back only what later bookings did not count on. The id is revoked first, under the key's
     /// lock: a second undo of the same id, or a decision with that id that has not run yet, takes nothing.
-    /// `p_now`: the limiter's "now" with `.clock(c)`, `NULL` for the database's clock.
+    /// `p_now`: the limiter's "now" with `.clock(c)`, `NULL` for the database's clock. Release 11 reads the
+    /// name's stored rule first, as every decision does: a process that has not yet seen another's `update` gave
+    /// back at the old parameters' scale (a bucket made 10 per 20 s from 10 per 10 s got nothing back of 5).
     static let undoFunction = """
       CREATE OR REPLACE FUNCTION ratelimit_undo_v5(
           p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_permits bigint,
@@ -25,9 +27,16 @@
           full_credit numeric;
           credit numeric;
           d record;
+          stored record;
       BEGIN
           PERFORM set_config('lock_timeout', p_lock_timeout, true);
           PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
+          SELECT lim, win, burst INTO stored FROM ratelimit_names WHERE name = p_name;
+          IF FOUND AND stored.win > 0 THEN
+              p_limit := stored.lim;
+              p_window := stored.win;
+              p_burst := stored.burst;
+          END IF;
           INSERT INTO ratelimit_revoked (id) VALUES (p_id) ON CONFLICT DO NOTHING;
           GET DIAGNOSTICS revoked_now = ROW_COUNT;
           SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;

@@ -26,7 +26,10 @@
     /// Release 10 (4.2) blocks keys, keeps each name's rule for every process (`update`), and operates keys
     /// (`Schema+Release10.swift`); its decisions read both, so every older function that calls
     /// `ratelimit_decide_v4` follows them.
-    static let version = 10
+    /// Release 11 (4.2) coalesces give-backs with decisions (`ratelimit_decide_many_v7`, mode 3), gives back a
+    /// joint decision's grants in one statement (`ratelimit_give_back_all_v1`), and gives back by the name's
+    /// stored rule (`ratelimit_undo_v5`; `Schema+Release11.swift`).
+    static let version = 11
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
     /// processes may prepare at once. One statement: a `DO` block is one transaction. From 4.0 (version 3) it
@@ -70,8 +73,10 @@
         \(version7DecideAllFunction)
         \(effectiveFunction)
         \(decideManyFunction)
+        \(version10DecideManyFunction)
         \(version8DecideManyFunction)
         \(undoFunction)
+        \(giveBackAllFunction)
         \(cancelFunction)
         \(revokeFunction)
         \(sweepFunction)
