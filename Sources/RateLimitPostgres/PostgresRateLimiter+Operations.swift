@@ -90,7 +90,8 @@
 
     /// Changes this name's rule for every process of the fleet, at once, keeping every key's state (a sliding
     /// window's bookings in (now − old window, ∞) count against the new parameters). This limiter reports the
-    /// new parameters from now on; the others decide by them, and report them, from their next decision.
+    /// new parameters from now on; the others decide by them, and report them, from their next decision. One
+    /// round trip, O(1) however many keys the name holds.
     ///
     /// - Parameters:
     ///   - limit: N, at least 1.
@@ -102,6 +103,9 @@
 
     /// Changes this name's token bucket for every process at once, keeping every key's credit (capped by the new
     /// burst; a full bucket is full at the new burst).
+    ///
+    /// One round trip, O(1) however many keys the name holds: each key is brought under the update when it is
+    /// next used (SPEC 4.2, "keys settle when next used").
     ///
     /// - Parameters:
     ///   - limit: N, permits refilled per `window`; at least 1.

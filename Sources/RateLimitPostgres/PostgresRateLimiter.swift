@@ -274,9 +274,12 @@
     /// - Throws: ``PostgresRateLimiterError/unavailable(underlying:)`` when the database cannot answer.
     public func count() async throws -> Int {
       let query: PostgresQuery = """
-        WITH now_ AS (SELECT coalesce(\(nowSent), ratelimit_clock()) AS at)
-        SELECT count(*) FROM ratelimit_keys, now_ WHERE name = \(nameBytes) \
-        AND (rest_at > now_.at OR coalesce(blocked_until, -9223372036854775808) > now_.at)
+        WITH now_ AS (SELECT coalesce(\(nowSent), ratelimit_clock()) AS at), \
+        rule AS (SELECT version FROM ratelimit_names WHERE name = \(nameBytes))
+        SELECT count(*) FROM ratelimit_keys k, now_ WHERE name = \(nameBytes) \
+        AND (CASE WHEN k.version < (SELECT version FROM rule) \
+        THEN (ratelimit_settle_v1(k, (SELECT version FROM rule), false)).rest_at ELSE rest_at END > now_.at \
+        OR coalesce(blocked_until, -9223372036854775808) > now_.at)
         """
       return try await throwingUnavailable { try await run(query, as: Int64.self).map(Int.init) ?? 0 }
     }

@@ -177,5 +177,109 @@
         }
       }
     }
+
+    /// A prepared bucket of 4 per 4 s (burst 4) on `clock`, and the same in process.
+    static func buckets(on client: PostgresClient, clock: ManualClock, timeout: Duration = TestDatabase.timeout)
+      async throws -> (PostgresRateLimiter, KeyedRateLimiter<String>)
+    {
+      let shared = PostgresRateLimiter(
+        client: client, name: TestDatabase.uniqueName(), limit: 4, per: .seconds(4), burst: 4, time: .clock(clock),
+        timeout: timeout, localRefusals: false)
+      try await shared.prepare()
+      return (shared, KeyedRateLimiter<String>(limit: 4, per: .seconds(4), burst: 4, clock: clock))
+    }
+
+    /// SPEC 4.2: "An update costs O(1) however many keys are held (keys settle when next used)". In PostgreSQL
+    /// an update visits no key: one whose lock another session holds does not hold it up (release 10 converted
+    /// every key of the name under its lock, so this update waited for that lock until its timeout and threw),
+    /// no row is written by it, and each key, brought under it when next read, answers as `KeyedRateLimiter`
+    /// does after the same update.
+    @Test func anUpdateVisitsNoKey() async throws {
+      _ = try await TestDatabase.withClient { client in
+        let clock = ManualClock()
+        let (shared, local) = try await Self.buckets(on: client, clock: clock, timeout: .seconds(2))
+        for (key, permits) in [("held", 4), ("other", 2)] {
+          #expect(try await shared.decide(permits, for: key) == local.decide(permits, for: key))
+        }
+        clock.advance(by: .seconds(1))
+        let name = ByteBuffer(string: shared.name)
+        let lock: PostgresQuery = "SELECT pg_advisory_lock(ratelimit_lock_key(\(name), \(ByteBuffer(string: "held"))))"
+        let unlock: PostgresQuery =
+          "SELECT pg_advisory_unlock(ratelimit_lock_key(\(name), \(ByteBuffer(string: "held"))))"
+        try await client.withConnection { connection in
+          _ = try await connection.query(lock, logger: .init(label: "test"))
+          let started = ContinuousClock.now
+          try await shared.update(limit: 2, per: .seconds(4), burst: 8)
+          local.update(limit: 2, per: .seconds(4), burst: 8)
+          #expect(ContinuousClock.now - started < .seconds(1))
+          _ = try await connection.query(unlock, logger: .init(label: "test"))
+        }
+        // Both rows as the decisions left them: none brought under the update yet.
+        let unsettled = try await client.query(
+          """
+          SELECT count(*) FROM ratelimit_keys k JOIN ratelimit_names n USING (name) \
+          WHERE name = \(name) AND k.version < n.version
+          """
+        ).decode(Int64.self).reduce(0) { $0 + $1 }
+        #expect(unsettled == 2)
+        for step in 0..<3 {
+          for key in ["held", "other"] {
+            #expect(try await shared.peek(for: key) == local.peek(for: key), "\(key) at step \(step)")
+            #expect(try await shared.decide(for: key) == local.decide(for: key), "\(key) at step \(step)")
+          }
+          clock.advance(by: .milliseconds(1_500))
+        }
+      }
+    }
+
+    /// A key not yet brought under an update is counted, and swept, by its new rule (release 11): an update that
+    /// slows a bucket's refill keeps the key past its old instant of rest, one that speeds it counts the key at
+    /// rest before its old instant; the sweep deletes its row once it is at rest by the new rule.
+    @Test(arguments: [1, 16]) func anUnsettledKeyIsCountedAndSweptByItsNewRule(newLimit: Int) async throws {
+      _ = try await TestDatabase.withClient { client in
+        let clock = ManualClock()
+        let (shared, local) = try await Self.buckets(on: client, clock: clock)
+        #expect(try await shared.decide(4, for: "k") == local.decide(4, for: "k"))
+        clock.advance(by: .seconds(1))
+        try await shared.update(limit: newLimit, per: .seconds(4), burst: 4)
+        local.update(limit: newLimit, per: .seconds(4), burst: 4)
+        // At rest at 4 s by the old rule; by the new one at 13 s (1 per 4 s) or 1.75 s (16 per 4 s).
+        let rows: PostgresQuery = "SELECT count(*) FROM ratelimit_keys WHERE name = \(ByteBuffer(string: shared.name))"
+        for step in [Duration.milliseconds(500), .milliseconds(2_500), .seconds(1), .seconds(8), .seconds(1)] {
+          clock.advance(by: step)
+          try await shared.sweep()
+          #expect(try await shared.count() == local.count, "at \(clock.now)")
+          let held = try await client.query(rows).decode(Int64.self).reduce(0) { $0 + $1 }
+          #expect(held >= Int64(local.count), "at \(clock.now): a key not at rest is never swept")
+        }
+        let held = try await client.query(rows).decode(Int64.self).reduce(0) { $0 + $1 }
+        #expect(held == 0, "at rest by the new rule: swept")
+        #expect(try await shared.peek(4, for: "k") == local.peek(4, for: "k"))
+      }
+    }
+
+    /// An update of a name with 100,000 keys held succeeds, and its keys answer by the new rule. Release 10 took
+    /// every key's lock in the update's one transaction: with this many keys the server's lock table was
+    /// full, and the update failed ("out of shared memory") whatever the timeout.
+    @Test func anUpdateOfANameWithManyKeysSucceeds() async throws {
+      _ = try await TestDatabase.withClient { client in
+        let clock = ManualClock()
+        let (shared, local) = try await Self.buckets(on: client, clock: clock)
+        // 100,000 keys emptied at 0 (as `decide(4, for:)` leaves them), written in one statement.
+        _ = try await client.query(
+          """
+          INSERT INTO ratelimit_keys (name, key, latest, tokens, last, rest_at) \
+          SELECT \(ByteBuffer(string: shared.name)), convert_to('k-' || i, 'UTF8'), 0, 0, 0, 4000000000 \
+          FROM generate_series(1, 100000) AS i
+          """)
+        for key in ["k-1", "k-100000"] { _ = local.decide(4, for: key) }
+        clock.advance(by: .seconds(1))
+        try await shared.update(limit: 8, per: .seconds(4), burst: 4)
+        local.update(limit: 8, per: .seconds(4), burst: 4)
+        for key in ["k-1", "k-100000", "fresh"] {
+          #expect(try await shared.decide(2, for: key) == local.decide(2, for: key), "\(key)")
+        }
+      }
+    }
   }
 #endif

@@ -63,7 +63,7 @@
           END IF;
           -- Release 10: the name's stored rule decides, whatever parameters the caller was made with (`update`
           -- changes it for every process at once), and a window forgets what had left it before an update.
-          SELECT lim, win, burst, floor_at INTO stored FROM ratelimit_names WHERE name = p_name;
+          SELECT lim, win, burst, floor_at, version INTO stored FROM ratelimit_names WHERE name = p_name;
           IF FOUND AND stored.win > 0 THEN
               p_limit := stored.lim;
               p_window := stored.win;
@@ -73,6 +73,10 @@
           SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
           IF NOT FOUND THEN
               r := ROW(p_name, p_key, small, small, '{}', '{}', '{}', '{}', 0, NULL, small, NULL, NULL, NULL, NULL);
+              r.version := coalesce(stored.version, 0);
+          ELSIF r.version < coalesce(stored.version, 0) THEN
+              -- Release 11: brought under the updates made since it was written (a read writes nothing).
+              r := ratelimit_settle_v1(r, stored.version, p_mode <> 2);
           END IF;
           o_now := coalesce(p_now, ratelimit_clock());
           IF p_burst IS NULL OR p_now IS NULL THEN
@@ -227,15 +231,30 @@
     /// booking still counted at the batch's "now", and the batch granted the key as fresh (52 over-admissions in
     /// 26,850 grants). A sweep that deleted a key's row before a decision took the key's lock read its own clock
     /// before that, so the decision's "now" is never behind the instant the row was at rest.
+    ///
+    /// Release 11: a row not yet brought under its name's latest updates (`ratelimit_settle_v1`) is at rest only
+    /// if it still is once brought (a read, nothing written): an update that slowed a bucket's refill or made a
+    /// window longer keeps such a key until its new instant of rest.
     static func sweep(restBy now: String, except: String, counting: String) -> String {
       """
       DELETE FROM ratelimit_keys WHERE ctid = ANY (ARRAY(
-                      SELECT ctid FROM ratelimit_keys
+                      SELECT ctid FROM ratelimit_keys k
                       WHERE name = p_name AND rest_at <= \(now) AND \(except)
                           AND coalesce(blocked_until, -9223372036854775808) <= \(now)
+                          AND \(settledAtRest(by: now))
                           AND pg_try_advisory_xact_lock(ratelimit_lock_key(name, key))
                       LIMIT p_sweep FOR UPDATE SKIP LOCKED));
                   GET DIAGNOSTICS \(counting) = ROW_COUNT;
+      """
+    }
+
+    /// The condition, on row `k` of `p_name` whose `rest_at` is at or before `now`, that it is at rest under the
+    /// name's latest rule too (release 11: see ``sweep(restBy:except:counting:)``).
+    static func settledAtRest(by now: String) -> String {
+      """
+      (k.version >= (SELECT version FROM ratelimit_names WHERE name = p_name)
+                              OR (ratelimit_settle_v1(k, (SELECT version FROM ratelimit_names WHERE name = p_name),
+                                  false)).rest_at <= \(now))
       """
     }
 
@@ -321,10 +340,19 @@
           at integer;
           n integer;
           full_credit numeric;
+          stored record;
       BEGIN
           PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
           SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
           IF NOT FOUND THEN RETURN; END IF;
+          -- Release 11: the key under the name's stored rule first (every update since it was written).
+          SELECT lim, win, burst, version INTO stored FROM ratelimit_names WHERE name = p_name;
+          IF FOUND AND stored.win > 0 THEN
+              p_limit := stored.lim;
+              p_window := stored.win;
+              p_burst := stored.burst;
+              IF r.version < stored.version THEN r := ratelimit_settle_v1(r, stored.version, true); END IF;
+          END IF;
           now_ := greatest(coalesce(p_now, ratelimit_clock()), r.latest);
           at := array_position(r.ids, p_id);
           -- Release 10: a bucket's grant for now (mode 0) is not in the list; a revocation still finds it by

@@ -80,7 +80,7 @@
               PERFORM set_config('lock_timeout', p_lock_timeout, true);
           END IF;
           PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
-          SELECT lim, win, burst, floor_at INTO stored FROM ratelimit_names WHERE name = p_name;
+          SELECT lim, win, burst, floor_at, version INTO stored FROM ratelimit_names WHERE name = p_name;
           IF FOUND AND stored.win > 0 THEN
               p_limit := stored.lim;
               p_window := stored.win;
@@ -91,6 +91,9 @@
           held := FOUND;
           IF NOT held THEN
               r := ROW(p_name, p_key, small, small, '{}', '{}', '{}', '{}', 0, NULL, small, NULL, NULL, NULL, NULL);
+              r.version := coalesce(stored.version, 0);
+          ELSIF r.version < coalesce(stored.version, 0) THEN
+              r := ratelimit_settle_v1(r, stored.version, true);
           END IF;
           now_ := coalesce(p_now, ratelimit_clock());
           IF p_burst IS NULL OR p_now IS NULL THEN
@@ -367,102 +370,6 @@
               o_rest_at := rests[j];
               o_effective := effs[j];
               RETURN NEXT;
-          END LOOP;
-      END
-      $f$;
-      """
-
-    /// `update`: the name's rule gets new parameters for every process at once, every key keeping its state,
-    /// as `RateLimiter.update` keeps it. A sliding window's bookings that had left the old window stay forgotten
-    /// (`floor_at`); with a longer window the rows are kept longer. A token bucket's credit is brought under the
-    /// new rule key by key, under each key's lock (credit accrued at the old rate; a full bucket full at the new
-    /// burst; any other credit converted to the new window exactly, rounded against the key, and capped by the
-    /// new burst). One statement, O(keys of the name) for a bucket or a longer window.
-    static let updateFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_update_v1(
-          p_name bytea, p_limit bigint, p_window bigint, p_burst bigint, p_now bigint, p_lock_timeout text)
-          RETURNS void
-      LANGUAGE plpgsql VOLATILE AS $f$
-      DECLARE
-          big CONSTANT bigint := 9223372036854775807;
-          small CONSTANT bigint := -9223372036854775808;
-          stored ratelimit_names%ROWTYPE;
-          r ratelimit_keys%ROWTYPE;
-          one bytea;
-          now_ bigint;
-          instant bigint;
-          old_full numeric;
-          new_full numeric;
-          credit numeric;
-          n integer;
-      BEGIN
-          IF p_lock_timeout IS NOT NULL THEN
-              PERFORM set_config('lock_timeout', p_lock_timeout, true);
-          END IF;
-          SELECT * INTO stored FROM ratelimit_names WHERE name = p_name FOR UPDATE;
-          IF NOT FOUND THEN
-              INSERT INTO ratelimit_names (name, rule, lim, win, burst)
-                  VALUES (p_name, CASE WHEN p_burst IS NULL THEN 'window' ELSE 'bucket' END, p_limit, p_window,
-                      p_burst);
-              RETURN;
-          END IF;
-          now_ := coalesce(p_now, ratelimit_clock());
-          IF stored.burst IS NULL THEN
-              UPDATE ratelimit_names SET lim = p_limit, win = p_window,
-                  floor_at = greatest(coalesce(stored.floor_at, small),
-                      greatest(now_::numeric - stored.win, small)::bigint)
-                  WHERE name = p_name;
-              IF p_window > stored.win THEN
-                  UPDATE ratelimit_keys SET rest_at = CASE WHEN cardinality(times) > 0
-                      THEN least(times[cardinality(times)]::numeric + p_window, big)::bigint ELSE small END
-                      WHERE name = p_name;
-              END IF;
-              RETURN;
-          END IF;
-          UPDATE ratelimit_names SET lim = p_limit, win = p_window, burst = p_burst WHERE name = p_name;
-          old_full := stored.burst::numeric * stored.win;
-          new_full := p_burst::numeric * p_window;
-          FOR one IN SELECT key FROM ratelimit_keys WHERE name = p_name
-              ORDER BY ratelimit_lock_key(name, key) LOOP
-              PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, one));
-              SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = one;
-              CONTINUE WHEN NOT FOUND;
-              instant := greatest(now_, r.last);
-              credit := CASE WHEN r.tokens IS NULL OR r.tokens >= old_full THEN NULL
-                  ELSE least(r.tokens + (instant::numeric - least(r.last, instant)) * stored.lim, old_full) END;
-              IF credit IS NOT NULL AND credit >= old_full THEN credit := NULL; END IF;
-              IF credit IS NOT NULL THEN
-                  IF p_window <> stored.win THEN
-                      credit := CASE WHEN credit >= 0 THEN div(credit * p_window, stored.win)
-                          ELSE -div(-credit * p_window + stored.win - 1, stored.win) END;
-                  END IF;
-                  credit := least(credit, new_full);
-              END IF;
-              -- The latest booking's snapshot is brought under the new rule the same way, so that the booking,
-              -- cancelled, still gives back as if it had never been made.
-              IF r.before_id IS NOT NULL THEN
-                  r.before_tokens := CASE WHEN r.before_tokens IS NULL OR r.before_tokens >= old_full THEN NULL
-                      ELSE least(r.before_tokens + (instant::numeric - least(r.before_last, instant)) * stored.lim,
-                          old_full) END;
-                  IF r.before_tokens >= old_full THEN r.before_tokens := NULL; END IF;
-                  IF r.before_tokens IS NOT NULL THEN
-                      IF p_window <> stored.win THEN
-                          r.before_tokens := CASE WHEN r.before_tokens >= 0
-                              THEN div(r.before_tokens * p_window, stored.win)
-                              ELSE -div(-r.before_tokens * p_window + stored.win - 1, stored.win) END;
-                      END IF;
-                      r.before_tokens := least(r.before_tokens, new_full);
-                  END IF;
-                  r.before_last := instant;
-              END IF;
-              n := coalesce(array_length(r.times, 1), 0);
-              UPDATE ratelimit_keys SET tokens = credit, last = instant, before_tokens = r.before_tokens,
-                  before_last = r.before_last,
-                  rest_at = greatest(
-                      CASE WHEN credit IS NULL OR credit >= new_full THEN small
-                          ELSE least(instant + div(new_full - credit + p_limit - 1, p_limit), big)::bigint END,
-                      CASE WHEN n > 0 THEN least(r.times[n]::numeric + 1, big)::bigint ELSE small END)
-                  WHERE name = p_name AND key = one;
           END LOOP;
       END
       $f$;

@@ -31,7 +31,7 @@
       BEGIN
           PERFORM set_config('lock_timeout', p_lock_timeout, true);
           PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
-          SELECT lim, win, burst INTO stored FROM ratelimit_names WHERE name = p_name;
+          SELECT lim, win, burst, version INTO stored FROM ratelimit_names WHERE name = p_name;
           IF FOUND AND stored.win > 0 THEN
               p_limit := stored.lim;
               p_window := stored.win;
@@ -41,6 +41,7 @@
           GET DIAGNOSTICS revoked_now = ROW_COUNT;
           SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
           IF FOUND AND revoked_now > 0 THEN
+              IF r.version < coalesce(stored.version, 0) THEN r := ratelimit_settle_v1(r, stored.version, true); END IF;
               IF p_burst IS NULL THEN
                   PERFORM ratelimit_cancel_v4(p_name, p_key, p_limit, p_window, NULL, p_id, NULL, true);
               ELSE
@@ -107,7 +108,7 @@
           floor_ bigint := small;
       BEGIN
           -- Release 10: the name's stored rule (`update`), and a block leaves nothing to take now.
-          SELECT lim, win, burst, floor_at INTO stored FROM ratelimit_names WHERE name = p_name;
+          SELECT lim, win, burst, floor_at, version INTO stored FROM ratelimit_names WHERE name = p_name;
           IF FOUND AND stored.win > 0 THEN
               p_limit := stored.lim;
               p_window := stored.win;
@@ -117,6 +118,8 @@
           SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
           IF NOT FOUND THEN
               r := ROW(p_name, p_key, small, small, '{}', '{}', '{}', '{}', 0, NULL, small, NULL, NULL, NULL, NULL);
+          ELSIF r.version < coalesce(stored.version, 0) THEN
+              r := ratelimit_settle_v1(r, stored.version, false);
           END IF;
           n := coalesce(array_length(r.times, 1), 0);
           IF NOT (n > 0 AND r.times[n] > p_now) AND coalesce(r.blocked_until, small) <= p_now THEN

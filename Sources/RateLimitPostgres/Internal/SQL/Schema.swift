@@ -27,8 +27,9 @@
     /// (`Schema+Release10.swift`); its decisions read both, so every older function that calls
     /// `ratelimit_decide_v4` follows them.
     /// Release 11 (4.2) coalesces give-backs with decisions (`ratelimit_decide_many_v7`, mode 3), gives back a
-    /// joint decision's grants in one statement (`ratelimit_give_back_all_v1`), and gives back by the name's
-    /// stored rule (`ratelimit_undo_v5`; `Schema+Release11.swift`).
+    /// joint decision's grants in one statement (`ratelimit_give_back_all_v1`), gives back by the name's stored
+    /// rule (`ratelimit_undo_v5`), and updates a name in O(1), each key settling when next read
+    /// (`ratelimit_settle_v1`; `Schema+Release11.swift`).
     static let version = 11
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
@@ -59,6 +60,7 @@
         CREATE SEQUENCE IF NOT EXISTS ratelimit_booking_ids START WITH 1099511627776;
         \(namesTable)
         \(release10Columns)
+        \(release11Objects)
         CREATE UNLOGGED TABLE IF NOT EXISTS ratelimit_revoked (
             id bigint PRIMARY KEY, at timestamptz NOT NULL DEFAULT now());
         \(clockFunction)
@@ -77,6 +79,7 @@
         \(version8DecideManyFunction)
         \(undoFunction)
         \(giveBackAllFunction)
+        \(settleFunction)
         \(cancelFunction)
         \(revokeFunction)
         \(sweepFunction)
@@ -158,9 +161,10 @@
           deleted integer;
       BEGIN
           DELETE FROM ratelimit_keys WHERE ctid = ANY (ARRAY(
-              SELECT ctid FROM ratelimit_keys
+              SELECT ctid FROM ratelimit_keys k
               WHERE name = p_name AND rest_at <= coalesce(p_now, ratelimit_clock())
                   AND coalesce(blocked_until, -9223372036854775808) <= coalesce(p_now, ratelimit_clock())
+                  AND \(settledAtRest(by: "coalesce(p_now, ratelimit_clock())"))
                   AND pg_try_advisory_xact_lock(ratelimit_lock_key(name, key))
               LIMIT p_batch FOR UPDATE SKIP LOCKED));
           GET DIAGNOSTICS deleted = ROW_COUNT;
