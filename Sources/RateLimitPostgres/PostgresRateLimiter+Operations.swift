@@ -3,7 +3,7 @@
   @_spi(RateLimitIntegration) public import RateLimit
 
   /// Operating a key and the name's rule across the fleet (SPEC 4.2): the same answers as `KeyedRateLimiter`'s
-  /// operations on the same timeline, each one round trip (`Schema+Release10.swift`).
+  /// operations on the same timeline, each one round trip (`Schema+Operations.swift`).
   ///
   /// | operation | in the database |
   /// |---|---|

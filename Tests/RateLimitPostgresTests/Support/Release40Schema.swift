@@ -13,7 +13,7 @@
   // writes the row once: so however many processes ask, decisions on a key are serialized and none is granted
   // more than its rule allows.
   /// 4.0's schema (version 3): a 4.0 instance's `prepare()` and decisions, for the rolling-deploy tests. Its
-  /// functions are the ones this release keeps for 4.0's processes (`Schema+Version3.swift`, one copy: release 9
+  /// functions are the ones this release keeps for 4.0's processes (`Schema+Release40.swift`, one copy: release 9
   /// added a sweep's advisory lock to them) and the clock and lock key, which never changed; only 4.0's table
   /// (`cum bigint[]`) and its sweep, which this release replaced, are kept here.
   enum Release40Schema {

@@ -12,7 +12,7 @@
 /// `tryAcquire` is exactly `Throttler.leading`'s rule: `now − lastGrant >= T`.
 ///
 /// The same rule runs in PostgreSQL, in PL/pgSQL: `ratelimit_decide_v4` (RateLimitPostgres,
-/// `Schema+Decisions.swift`). A change to one is a change to the other; the replay tests hold both to the same
+/// `Schema+Decide.swift`). A change to one is a change to the other; the replay tests hold both to the same
 /// answers, and the store kit (Tests/RateLimitStoreKit) holds both to one set of answers written out. A clock
 /// that steps back is taken in here, on the time line of ``ClockSteps``; `PostgresRateLimiter` sends the
 /// database its readings on the same line, so there a key never sees the step.

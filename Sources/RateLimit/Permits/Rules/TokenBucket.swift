@@ -15,7 +15,7 @@
 /// ```
 ///
 /// The same rule runs in PostgreSQL, in PL/pgSQL: `ratelimit_decide_v4` (RateLimitPostgres,
-/// `Schema+Decisions.swift`). A change to one is a change to the other; the replay tests hold both to the same
+/// `Schema+Decide.swift`). A change to one is a change to the other; the replay tests hold both to the same
 /// answers, and the store kit (Tests/RateLimitStoreKit) holds both to one set of answers written out, a clock
 /// that steps back included.
 struct TokenBucket: PermitRule {

@@ -113,36 +113,5 @@
       END
       $f$;
       """
-
-    /// Release 9 and 10's batch, kept for their processes during a rolling deploy: release 11's, which they
-    /// never ask to give back (mode 3).
-    static let version10DecideManyFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_decide_many_v6(
-          p_name bytea, p_keys bytea[], p_limit bigint, p_window bigint, p_burst bigint, p_permits bigint[],
-          p_now bigint, p_max_delays bigint[], p_modes integer[], p_sweep integer, p_lock_timeout text,
-          p_ids bigint[])
-      RETURNS TABLE (o_time bigint, o_now bigint, o_id bigint, o_booked boolean, o_swept integer,
-          o_remaining bigint, o_rest_at bigint, o_blocked boolean, o_effective bigint)
-      LANGUAGE sql VOLATILE AS $f$
-          SELECT * FROM ratelimit_decide_many_v7(p_name, p_keys, p_limit, p_window, p_burst, p_permits, p_now,
-              p_max_delays, p_modes, p_sweep, p_lock_timeout, p_ids)
-      $f$;
-      """
-
-    /// Release 5 to 8's batch, kept for their processes during a rolling deploy: release 9's without the
-    /// effective windows.
-    static let version8DecideManyFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_decide_many_v5(
-          p_name bytea, p_keys bytea[], p_limit bigint, p_window bigint, p_burst bigint, p_permits bigint[],
-          p_now bigint, p_max_delays bigint[], p_modes integer[], p_sweep integer, p_lock_timeout text,
-          p_ids bigint[])
-      RETURNS TABLE (o_time bigint, o_now bigint, o_id bigint, o_booked boolean, o_swept integer,
-          o_remaining bigint, o_rest_at bigint, o_blocked boolean)
-      LANGUAGE sql VOLATILE AS $f$
-          SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at, o_blocked
-          FROM ratelimit_decide_many_v7(p_name, p_keys, p_limit, p_window, p_burst, p_permits, p_now,
-              p_max_delays, p_modes, p_sweep, p_lock_timeout, p_ids)
-      $f$;
-      """
   }
 #endif

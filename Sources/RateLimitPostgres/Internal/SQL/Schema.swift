@@ -5,10 +5,16 @@
   /// as `RateLimiter` counts them. Keys and names are `bytea` (PostgreSQL `text` cannot hold NUL), always bound
   /// parameters, never SQL text.
   ///
-  /// One row per key in use (`ratelimit_keys`). Every decision on a key is one statement that first takes the
-  /// key's transaction-scoped advisory lock, then reads the row and "now" (never behind the key's latest one), and
-  /// writes the row once: so however many processes ask, decisions on a key are serialized and none is granted
-  /// more than its rule allows.
+  /// One row per key in use (`ratelimit_keys`). Every decision on a key is one statement that first takes the key's
+  /// transaction-scoped advisory lock, then reads the row and "now" (never behind the key's latest one), and writes the
+  /// row once: so however many processes ask, decisions on a key are serialized and none is granted more than its rule
+  /// allows.
+  ///
+  /// The objects by file: the tables (`Schema+Tables.swift`); a decision and the sweep (`Schema+Decide.swift`); several
+  /// decisions of one name (`Schema+Batch.swift`); several names' decisions for one key (`Schema+Joint.swift`); a
+  /// booking given back (`Schema+TakeBack.swift`); `peek`, the operations and `update` (`Schema+Operations.swift`); the
+  /// functions kept for processes of older releases (`Schema+OlderReleases.swift`, and 4.0's in
+  /// `Schema+Release40.swift`).
   enum Schema {
     /// This release's schema. Stored in `ratelimit_release`; `ratelimit_schema` keeps saying 3, so that 4.0's
     /// `prepare()`, which drops the table unless it reads 3 there, leaves a newer schema alone during a rolling
@@ -24,12 +30,12 @@
     /// decision's effective window (`ratelimit_effective_v1`, read in the same statement; the batch
     /// `ratelimit_decide_many_v6`); the functions of releases 5 to 8 stay for older processes.
     /// Release 10 (4.2) blocks keys, keeps each name's rule for every process (`update`), and operates keys
-    /// (`Schema+Release10.swift`); its decisions read both, so every older function that calls
+    /// (`Schema+Operations.swift`); its decisions read both, so every older function that calls
     /// `ratelimit_decide_v4` follows them.
     /// Release 11 (4.2) coalesces give-backs with decisions (`ratelimit_decide_many_v7`, mode 3), gives back a
     /// joint decision's grants in one statement (`ratelimit_give_back_all_v1`), gives back by the name's stored
     /// rule (`ratelimit_undo_v5`), and updates a name in O(1), each key settling when next read
-    /// (`ratelimit_settle_v1`; `Schema+Release11.swift`).
+    /// (`ratelimit_settle_v1`; `Schema+Operations.swift`).
     static let version = 11
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
@@ -93,85 +99,6 @@
         INSERT INTO ratelimit_release (version) VALUES (\(version));
       END
       $prepare$
-      """
-
-    /// Each name's rule and parameters, stored by the first limiter that prepares it: a limiter with others is
-    /// refused (a trap naming both) instead of mixing two rules in one row.
-    static let namesTable = """
-      CREATE TABLE IF NOT EXISTS ratelimit_names (
-          name bytea PRIMARY KEY,
-          rule text NOT NULL,
-          lim bigint NOT NULL,
-          win bigint NOT NULL,
-          burst bigint
-      );
-      """
-
-    /// A key's state: a sliding window's bookings in (now − T, ∞), or a token bucket's credit and bookings ahead.
-    /// UNLOGGED: not written to the WAL (a decision costs less); after a database crash every key is fresh.
-    static let keysTable = """
-      CREATE UNLOGGED TABLE ratelimit_keys (
-          name bytea NOT NULL,
-          key bytea NOT NULL,
-          -- The latest "now" of a decision on this key: "now" never goes behind it.
-          latest bigint NOT NULL DEFAULT -9223372036854775808,
-          -- From this instant on the key is at rest (fresh): its row is no longer needed.
-          rest_at bigint NOT NULL DEFAULT -9223372036854775808,
-          -- Bookings in booking order: instants, permits, ids. Window: those in (now - T, inf); bucket: ahead.
-          times bigint[] NOT NULL DEFAULT '{}',
-          permits bigint[] NOT NULL DEFAULT '{}',
-          ids bigint[] NOT NULL DEFAULT '{}',
-          -- Window: running totals of permits (cum[i] = permits booked up to booking i), so that the permits in
-          -- any window are one subtraction away, found by binary search over the instants.
-          cum numeric[] NOT NULL DEFAULT '{}',
-          next_id bigint NOT NULL DEFAULT 0,
-          -- Token bucket: credit at last (NULL: full), last, and the state before the latest booking, for cancel.
-          tokens numeric,
-          last bigint NOT NULL DEFAULT -9223372036854775808,
-          before_tokens numeric,
-          before_last bigint,
-          before_id bigint,
-          PRIMARY KEY (name, key)
-      );
-      -- The sweep finds keys at rest by this index, never by scanning the keys in use.
-      CREATE INDEX ratelimit_keys_rest ON ratelimit_keys (name, rest_at);
-      """
-
-    /// The advisory lock of one key of one name (64 bits of a hash of both: two keys that collide only wait for
-    /// each other). `bytea::text` is hex, so the separator is unambiguous.
-    static let lockKeyFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_lock_key(p_name bytea, p_key bytea) RETURNS bigint
-      LANGUAGE sql IMMUTABLE STRICT AS
-      $f$ SELECT hashtextextended(p_name::text || '/' || p_key::text, 7240317146390512431) $f$;
-      """
-
-    /// The database's clock in whole nanoseconds since the Unix epoch (microseconds on most servers).
-    static let clockFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_clock() RETURNS bigint LANGUAGE sql VOLATILE AS
-      $f$ SELECT (extract(epoch FROM clock_timestamp()) * 1000000000)::bigint $f$;
-      """
-
-    /// Deletes up to `p_batch` rows of a name that only keys at rest hold, skipping rows a decision holds and keys
-    /// a decision is deciding (their advisory locks, tried without waiting: see `sweep(restBy:except:counting:)`).
-    /// Returns how many it deleted; `count()` and `sweep()` use "now" from `p_now` or the database's clock.
-    static let sweepFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_sweep(p_name bytea, p_now bigint, p_batch integer) RETURNS integer
-      LANGUAGE plpgsql VOLATILE AS $f$
-      DECLARE
-          deleted integer;
-      BEGIN
-          DELETE FROM ratelimit_keys WHERE ctid = ANY (ARRAY(
-              SELECT ctid FROM ratelimit_keys k
-              WHERE name = p_name AND rest_at <= coalesce(p_now, ratelimit_clock())
-                  AND coalesce(blocked_until, -9223372036854775808) <= coalesce(p_now, ratelimit_clock())
-                  AND \(settledAtRest(by: "coalesce(p_now, ratelimit_clock())"))
-                  AND pg_try_advisory_xact_lock(ratelimit_lock_key(name, key))
-              LIMIT p_batch FOR UPDATE SKIP LOCKED));
-          GET DIAGNOSTICS deleted = ROW_COUNT;
-          DELETE FROM ratelimit_revoked WHERE at < now() - interval '1 hour';
-          RETURN deleted;
-      END
-      $f$;
       """
   }
 #endif

@@ -1,13 +1,13 @@
 #if Postgres
-  /// This release's decisions (schema version 4). The rules are `RateLimiter`'s (SlidingWindow.swift and
-  /// TokenBucket.swift in the core, in whole nanoseconds), kept here in PL/pgSQL: a change to one is a change to
-  /// the other, and the replay tests hold both to the same answers. Sums and products are `numeric`, so nothing
-  /// overflows; instants saturate at the 292-year horizon as in Swift. A clock that steps back: a sliding
-  /// window's "now" never goes below the key's latest (`PostgresRateLimiter` sends `.clock(c)`'s readings on a
-  /// time line that never goes back, as `RateLimiter` keeps them, so with `c` no step reaches the database); a
-  /// token bucket takes the step in as Go's does (release 7). A batch reads the database's clock once it holds
-  /// its keys' locks, so a reading behind a key's latest is a step of the clock, never a race. The
-  /// store kit (Tests/RateLimitStoreKit) holds both rules, here and in Swift, to one set of answers.
+  /// A decision (`ratelimit_decide_v4`, from release 4), the key's effective window after it, and the sweep. The rules
+  /// are `RateLimiter`'s (SlidingWindow.swift and TokenBucket.swift in the core, in whole nanoseconds), kept here in
+  /// PL/pgSQL: a change to one is a change to the other, and the replay tests hold both to the same answers. Sums and
+  /// products are `numeric`, so nothing overflows; instants saturate at the 292-year horizon as in Swift. A clock that
+  /// steps back: a sliding window's "now" never goes below the key's latest (`PostgresRateLimiter` sends `.clock(c)`'s
+  /// readings on a time line that never goes back, as `RateLimiter` keeps them, so with `c` no step reaches the
+  /// database); a token bucket takes the step in as Go's does (release 7). A batch reads the database's clock once it
+  /// holds its keys' locks, so a reading behind a key's latest is a step of the clock, never a race. The store kit
+  /// (Tests/RateLimitStoreKit) holds both rules, here and in Swift, to one set of answers.
   extension Schema {
     /// One decision on one key: `tryAcquire` and `decide` (mode 0), `reserve` (1) or `retryAfter` (2, reads
     /// only, takes no lock). Returns the instant the request is (or would be) booked for, the decision's "now",
@@ -221,6 +221,78 @@
       $f$;
       """
 
+    /// A key's effective window at `p_now` (SPEC 4.2's correction of `t`, `RateLimitDecision.effectiveWindow`),
+    /// read after a decision in the same statement: once the key's remaining permits are taken now, nanoseconds
+    /// until one more comes; with none remaining (a booking ahead, debt), the wait for one permit. The twin of
+    /// `effectiveWindow(at:in:)` of `SlidingWindow` and `TokenBucket` in the core.
+    static let effectiveFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_effective_v1(
+          p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_now bigint)
+      RETURNS bigint
+      LANGUAGE plpgsql VOLATILE AS $f$
+      DECLARE
+          big CONSTANT bigint := 9223372036854775807;
+          small CONSTANT bigint := -9223372036854775808;
+          r ratelimit_keys%ROWTYPE;
+          n integer;
+          lo integer;
+          hi integer;
+          mid integer;
+          bound bigint;
+          in_window numeric;
+          full_credit numeric;
+          credit numeric;
+          whole numeric;
+          d record;
+          stored record;
+          floor_ bigint := small;
+      BEGIN
+          -- Release 10: the name's stored rule (`update`), and a block leaves nothing to take now.
+          SELECT lim, win, burst, floor_at, version INTO stored FROM ratelimit_names WHERE name = p_name;
+          IF FOUND AND stored.win > 0 THEN
+              p_limit := stored.lim;
+              p_window := stored.win;
+              p_burst := stored.burst;
+              floor_ := coalesce(stored.floor_at, small);
+          END IF;
+          SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
+          IF NOT FOUND THEN
+              r := ROW(p_name, p_key, small, small, '{}', '{}', '{}', '{}', 0, NULL, small, NULL, NULL, NULL, NULL);
+          ELSIF r.version < coalesce(stored.version, 0) THEN
+              r := ratelimit_settle_v1(r, stored.version, false);
+          END IF;
+          n := coalesce(array_length(r.times, 1), 0);
+          IF NOT (n > 0 AND r.times[n] > p_now) AND coalesce(r.blocked_until, small) <= p_now THEN
+              IF p_burst IS NULL THEN
+                  bound := greatest(p_now::numeric - p_window, floor_)::bigint;
+                  lo := 1; hi := n + 1;
+                  WHILE lo < hi LOOP
+                      mid := (lo + hi) / 2;
+                      IF r.times[mid] <= bound THEN lo := mid + 1; ELSE hi := mid; END IF;
+                  END LOOP;
+                  in_window := CASE WHEN lo <= n THEN r.cum[n] - r.cum[lo] + r.permits[lo] ELSE 0 END;
+                  IF p_limit - in_window > 0 THEN
+                      RETURN CASE WHEN lo <= n
+                          THEN least(r.times[lo]::numeric + p_window, big) - p_now
+                          ELSE p_window END;
+                  END IF;
+              ELSE
+                  full_credit := p_burst::numeric * p_window;
+                  credit := CASE WHEN r.tokens IS NULL OR r.tokens >= full_credit THEN full_credit
+                      ELSE least(r.tokens + (p_now::numeric - least(r.last, p_now)) * p_limit, full_credit) END;
+                  whole := least(greatest(floor(credit / p_window), 0), p_burst);
+                  IF credit >= 0 AND whole > 0 THEN
+                      RETURN div(p_window - (credit - whole * p_window) + p_limit - 1, p_limit);
+                  END IF;
+              END IF;
+          END IF;
+          -- None remaining: the wait for one permit, as `retryAfter(1)` reads it.
+          d := ratelimit_decide_v4(p_name, p_key, p_limit, p_window, p_burst, 1, p_now, NULL, 2, 0, NULL, NULL);
+          RETURN greatest(d.o_time - d.o_now, 0);
+      END
+      $f$;
+      """
+
     /// The sweep a decision ends with, once its own rows are written: up to `p_sweep` rows of `p_name` whose keys
     /// are at rest by `now` and that `except` keeps, found by index; rows another session holds are skipped
     /// (`SKIP LOCKED`), so a sweep never waits on a decision. The rows deleted go into `counting`.
@@ -258,140 +330,25 @@
       """
     }
 
-    /// Several policies' decisions for one key (`p_bursts[j]` 0: a sliding window), all or nothing, in one
-    /// statement: every key's lock first, in one order (two joint decisions never wait for each other in a
-    /// cycle), then each decision in the policies' order inside a subtransaction that is rolled back if any
-    /// refuses; the report is then each key as it is.
-    ///
-    /// Each part decides at its own limiter's "now" (release 8): `p_nows[j]` where `p_clocks[j]` (a limiter on
-    /// `.clock(c)`, its reading as it would send it alone), else the database's clock, read once every key's
-    /// lock is held (so the parts on it decide at one instant). Release 7's `ratelimit_decide_all_v4` sent one
-    /// "now" for every part, so a part on another clock than the first part's was decided at the wrong time.
-    /// Since release 9 it is kept for release-8 processes, as a call of `ratelimit_decide_all_v6` (booking ids).
-    static let decideAllFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_decide_all_v5(
-          p_names bytea[], p_key bytea, p_limits bigint[], p_windows bigint[], p_bursts bigint[],
-          p_permits bigint[], p_nows bigint[], p_clocks boolean[], p_lock_timeout text)
-      RETURNS TABLE (o_booked boolean, o_time bigint, o_now bigint, o_remaining bigint, o_rest_at bigint)
-      LANGUAGE sql VOLATILE AS $f$
-          -- Release 9: a call of ratelimit_decide_all_v6 without booking ids (Schema+Release9.swift).
-          SELECT o_booked, o_time, o_now, o_remaining, o_rest_at FROM ratelimit_decide_all_v6(p_names, p_key,
-              p_limits, p_windows, p_bursts, p_permits, p_nows, p_clocks, p_lock_timeout,
-              array_fill(0::bigint, ARRAY[cardinality(p_names)]))
-      $f$;
-      """
-
-    /// Release 7's joint decision, kept for processes of release 7 during a rolling deploy: one "now" for every
-    /// part (`p_now`, or the database's clock), as `ratelimit_decide_all_v5` with that "now" for each.
-    static let version7DecideAllFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_decide_all_v4(
-          p_names bytea[], p_key bytea, p_limits bigint[], p_windows bigint[], p_bursts bigint[],
-          p_permits bigint[], p_now bigint, p_lock_timeout text)
-      RETURNS TABLE (o_booked boolean, o_time bigint, o_now bigint, o_remaining bigint, o_rest_at bigint)
-      LANGUAGE sql VOLATILE AS $f$
-          SELECT * FROM ratelimit_decide_all_v5(p_names, p_key, p_limits, p_windows, p_bursts, p_permits,
-              array_fill(coalesce(p_now, 0), ARRAY[cardinality(p_names)]),
-              array_fill(p_now IS NOT NULL, ARRAY[cardinality(p_names)]), p_lock_timeout)
-      $f$;
-      """
-
-    /// Whether a booking id was revoked by a caller that gave up waiting (`NULL`: never).
-    static let revokedFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_revoked_v4(p_id bigint) RETURNS boolean
-      LANGUAGE sql STABLE AS
-      $f$ SELECT p_id IS NOT NULL AND EXISTS (SELECT 1 FROM ratelimit_revoked WHERE id = p_id) $f$;
-      """
-
-    /// A caller gave up on a decision (its timeout passed): the booking `p_id` is revoked, under the key's lock.
-    /// If the decision ran, its booking is taken back (as `ratelimit_cancel_v4` with force); if it has not run
-    /// yet (a frozen server, a statement queued), it will book nothing. Revocations older than an hour are
-    /// deleted by the sweep.
-    static let revokeFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_revoke_v4(
-          p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_id bigint,
-          p_lock_timeout text)
-          RETURNS void
-      LANGUAGE plpgsql VOLATILE AS $f$
-      BEGIN
-          PERFORM set_config('lock_timeout', p_lock_timeout, true);
-          PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
-          INSERT INTO ratelimit_revoked (id) VALUES (p_id) ON CONFLICT DO NOTHING;
-          PERFORM ratelimit_cancel_v4(p_name, p_key, p_limit, p_window, p_burst, p_id, NULL, true);
-      END
-      $f$;
-      """
-
-    /// Gives a booking back. `p_force` false (`cancel()`): at or before its instant only. `p_force` true (a
-    /// booking revoked by a caller that gave up, `ratelimit_revoke_v4`): whenever.
-    /// Window: the booking leaves the log. Bucket: the credit comes back if it is the key's latest booking (the
-    /// bucket is then as if it had never been made); otherwise only the booking leaves the list ahead, and the
-    /// latest booking keeps its right to come back. Ids never repeat, so a stale id touches nothing.
-    static let cancelFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_cancel_v4(
-          p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_id bigint, p_now bigint,
-          p_force boolean)
-          RETURNS void
+    /// Deletes up to `p_batch` rows of a name that only keys at rest hold, skipping rows a decision holds and keys
+    /// a decision is deciding (their advisory locks, tried without waiting: see `sweep(restBy:except:counting:)`).
+    /// Returns how many it deleted; `count()` and `sweep()` use "now" from `p_now` or the database's clock.
+    static let sweepFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_sweep(p_name bytea, p_now bigint, p_batch integer) RETURNS integer
       LANGUAGE plpgsql VOLATILE AS $f$
       DECLARE
-          big CONSTANT bigint := 9223372036854775807;
-          small CONSTANT bigint := -9223372036854775808;
-          r ratelimit_keys%ROWTYPE;
-          now_ bigint;
-          at integer;
-          n integer;
-          full_credit numeric;
-          stored record;
+          deleted integer;
       BEGIN
-          PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
-          SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
-          IF NOT FOUND THEN RETURN; END IF;
-          -- Release 11: the key under the name's stored rule first (every update since it was written).
-          SELECT lim, win, burst, version INTO stored FROM ratelimit_names WHERE name = p_name;
-          IF FOUND AND stored.win > 0 THEN
-              p_limit := stored.lim;
-              p_window := stored.win;
-              p_burst := stored.burst;
-              IF r.version < stored.version THEN r := ratelimit_settle_v1(r, stored.version, true); END IF;
-          END IF;
-          now_ := greatest(coalesce(p_now, ratelimit_clock()), r.latest);
-          at := array_position(r.ids, p_id);
-          -- Release 10: a bucket's grant for now (mode 0) is not in the list; a revocation still finds it by
-          -- the snapshot of its latest booking.
-          IF at IS NULL AND NOT (p_force AND p_burst IS NOT NULL AND r.before_id IS NOT DISTINCT FROM p_id) THEN
-              RETURN;
-          END IF;
-          IF at IS NOT NULL AND NOT p_force AND r.times[at] < now_ THEN RETURN; END IF;
-          n := coalesce(array_length(r.ids, 1), 0);
-          IF p_burst IS NOT NULL AND r.before_id IS NOT DISTINCT FROM p_id THEN
-              r.tokens := r.before_tokens;
-              r.last := r.before_last;
-              r.before_id := NULL;
-          END IF;
-          IF at IS NOT NULL THEN
-              IF p_burst IS NULL THEN
-                  FOR j IN at + 1..n LOOP r.cum[j] := r.cum[j] - r.permits[at]; END LOOP;
-                  r.cum := r.cum[1:at - 1] || r.cum[at + 1:n];
-              END IF;
-              r.times := r.times[1:at - 1] || r.times[at + 1:n];
-              r.permits := r.permits[1:at - 1] || r.permits[at + 1:n];
-              r.ids := r.ids[1:at - 1] || r.ids[at + 1:n];
-              n := n - 1;
-          END IF;
-          IF p_burst IS NULL THEN
-              r.rest_at := CASE WHEN n = 0 THEN small ELSE least(r.times[n]::numeric + p_window, big)::bigint END;
-          ELSE
-              full_credit := p_burst::numeric * p_window;
-              r.rest_at := greatest(
-                  CASE WHEN r.tokens IS NULL OR r.tokens >= full_credit THEN small
-                      ELSE least(r.last + div(full_credit - r.tokens + p_limit - 1, p_limit), big)::bigint END,
-                  CASE WHEN n = 0 THEN small ELSE least(r.times[n]::numeric + 1, big)::bigint END);
-          END IF;
-          -- A revocation (p_force) keeps the key's "now": it reads the database's clock, which a limiter on a
-          -- clock of its own (`.clock(c)`) does not use.
-          UPDATE ratelimit_keys SET latest = CASE WHEN p_force THEN r.latest ELSE now_ END, rest_at = r.rest_at,
-              times = r.times, permits = r.permits, ids = r.ids, cum = r.cum, tokens = r.tokens, last = r.last,
-              before_id = r.before_id
-              WHERE name = p_name AND key = p_key;
+          DELETE FROM ratelimit_keys WHERE ctid = ANY (ARRAY(
+              SELECT ctid FROM ratelimit_keys k
+              WHERE name = p_name AND rest_at <= coalesce(p_now, ratelimit_clock())
+                  AND coalesce(blocked_until, -9223372036854775808) <= coalesce(p_now, ratelimit_clock())
+                  AND \(settledAtRest(by: "coalesce(p_now, ratelimit_clock())"))
+                  AND pg_try_advisory_xact_lock(ratelimit_lock_key(name, key))
+              LIMIT p_batch FOR UPDATE SKIP LOCKED));
+          GET DIAGNOSTICS deleted = ROW_COUNT;
+          DELETE FROM ratelimit_revoked WHERE at < now() - interval '1 hour';
+          RETURN deleted;
       END
       $f$;
       """

@@ -7,13 +7,15 @@
   /// decisions, batches) follows them too; an older process's own rows stay readable (the new columns are
   /// nullable). The rules are the core's (`PermitBook+Operations.swift`, `SlidingWindow+Operations.swift`,
   /// `TokenBucket+Operations.swift`, the `+Update.swift` files), in whole nanoseconds.
+  ///
+  /// Release 11 (4.2): An update numbers the name's rule (`ratelimit_names.version`) and keeps the rules before and
+  /// after it (`ratelimit_updates`); a key's row carries the number it was last brought under
+  /// (`ratelimit_keys.version`: a new row's is the name's, set by the decision that writes it, or by trigger for an
+  /// older release's). Every function that reads a row brings it under the updates made since (`ratelimit_settle_v1`),
+  /// writing it back when it holds the key's lock; the sweep and `count()` judge a row by its state brought under them
+  /// (a read). The conversion is the eager one of release 10, at the same instant (the update's, or the key's latest
+  /// write if later), so every answer is the same.
   extension Schema {
-    /// The columns release 10 adds, to tables of any earlier release.
-    static let release10Columns = """
-      ALTER TABLE ratelimit_keys ADD COLUMN IF NOT EXISTS blocked_until bigint;
-      ALTER TABLE ratelimit_names ADD COLUMN IF NOT EXISTS floor_at bigint;
-      """
-
     /// `peek`: exactly what a decision would answer now (`ratelimit_decide_v4`, mode 0, and the key's effective
     /// window after it), made in a subtransaction that is then rolled back: no row is left written, no key
     /// swept, nothing taken. One round trip.
@@ -44,11 +46,11 @@
       $f$;
       """
 
-    /// Operates a key under its advisory lock (`p_op`): 1 charge `p_amount` permits, 2 refund up to `p_amount`,
-    /// 3 reset, 4 block for `p_amount` nanoseconds, 5 block for `p_amount` nanoseconds unless a block is in force
-    /// (a middleware's penalty: the refusals of a block never extend it). Reports the key after as `ratelimit_undo_v5` does (the wait
-    /// for one permit, "now", what is left, when it is at rest, its effective window). A refund or reset of a
-    /// key without a row does nothing; a charge or block makes one.
+    /// Operates a key under its advisory lock (`p_op`): 1 charge `p_amount` permits, 2 refund up to `p_amount`, 3
+    /// reset, 4 block for `p_amount` nanoseconds, 5 block for `p_amount` nanoseconds unless a block is in force (a
+    /// middleware's penalty: the refusals of a block never extend it). Reports the key after as `ratelimit_undo_v5`
+    /// does (the wait for one permit, "now", what is left, when it is at rest, its effective window). A refund or reset
+    /// of a key without a row does nothing; a charge or block makes one.
     static let operateFunction = """
       CREATE OR REPLACE FUNCTION ratelimit_operate_v1(
           p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_op integer,
@@ -248,129 +250,117 @@
       $f$;
       """
 
-    /// A middleware's penalty in the decision's own round trip (SPEC 4.2, "penalty"): the request decided as
-    /// `tryAcquire` (booking id `p_id`); refused by the rule, the key is blocked for `p_penalty` from that instant
-    /// (`ratelimit_operate_v1` op 5, which keeps a block in force as it is: the refusal was the block's), and the
-    /// refusal of `p_permits` is reported after it. Under the key's lock throughout.
-    static let decidePenalisingFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_decide_penalising_v1(
-          p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_permits bigint,
-          p_now bigint, p_lock_timeout text, p_id bigint, p_penalty bigint,
-          OUT o_time bigint, OUT o_now bigint, OUT o_id bigint, OUT o_booked boolean, OUT o_remaining bigint,
-          OUT o_rest_at bigint, OUT o_effective bigint)
+    /// `r` brought under the updates of its name numbered above `r.version` up to `p_upto`, in order, exactly as
+    /// release 10's eager update converted every key: a sliding window made longer keeps its row longer; a token
+    /// bucket's credit accrues at the old rate up to the update (or the key's latest write, if later), a full
+    /// bucket stays full, any other credit is converted to the new window exactly, rounded against the key, and
+    /// capped by the new burst (the latest booking's snapshot the same way). With `p_write`, under the key's
+    /// lock, the row is written back.
+    static let settleFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_settle_v1(r ratelimit_keys, p_upto integer, p_write boolean)
+      RETURNS ratelimit_keys
       LANGUAGE plpgsql VOLATILE AS $f$
       DECLARE
-          d record;
+          big CONSTANT bigint := 9223372036854775807;
+          small CONSTANT bigint := -9223372036854775808;
+          u ratelimit_updates%ROWTYPE;
+          instant bigint;
+          old_full numeric;
+          new_full numeric;
+          credit numeric;
+          n integer;
       BEGIN
-          IF p_lock_timeout IS NOT NULL THEN
-              PERFORM set_config('lock_timeout', p_lock_timeout, true);
+          FOR u IN SELECT * FROM ratelimit_updates
+                  WHERE name = r.name AND version > r.version AND version <= p_upto ORDER BY version LOOP
+              n := coalesce(array_length(r.times, 1), 0);
+              IF u.old_burst IS NULL THEN
+                  IF u.new_win > u.old_win THEN
+                      r.rest_at := CASE WHEN n > 0 THEN least(r.times[n]::numeric + u.new_win, big)::bigint
+                          ELSE small END;
+                  END IF;
+              ELSE
+                  old_full := u.old_burst::numeric * u.old_win;
+                  new_full := u.new_burst::numeric * u.new_win;
+                  instant := greatest(u.at, r.last);
+                  credit := CASE WHEN r.tokens IS NULL OR r.tokens >= old_full THEN NULL
+                      ELSE least(r.tokens + (instant::numeric - least(r.last, instant)) * u.old_lim, old_full) END;
+                  IF credit IS NOT NULL AND credit >= old_full THEN credit := NULL; END IF;
+                  IF credit IS NOT NULL THEN
+                      IF u.new_win <> u.old_win THEN
+                          credit := CASE WHEN credit >= 0 THEN div(credit * u.new_win, u.old_win)
+                              ELSE -div(-credit * u.new_win + u.old_win - 1, u.old_win) END;
+                      END IF;
+                      credit := least(credit, new_full);
+                  END IF;
+                  -- The latest booking's snapshot is brought under the new rule the same way, so that the
+                  -- booking, cancelled, still gives back as if it had never been made.
+                  IF r.before_id IS NOT NULL THEN
+                      r.before_tokens := CASE WHEN r.before_tokens IS NULL OR r.before_tokens >= old_full THEN NULL
+                          ELSE least(r.before_tokens + (instant::numeric - least(r.before_last, instant)) * u.old_lim,
+                              old_full) END;
+                      IF r.before_tokens >= old_full THEN r.before_tokens := NULL; END IF;
+                      IF r.before_tokens IS NOT NULL THEN
+                          IF u.new_win <> u.old_win THEN
+                              r.before_tokens := CASE WHEN r.before_tokens >= 0
+                                  THEN div(r.before_tokens * u.new_win, u.old_win)
+                                  ELSE -div(-r.before_tokens * u.new_win + u.old_win - 1, u.old_win) END;
+                          END IF;
+                          r.before_tokens := least(r.before_tokens, new_full);
+                      END IF;
+                      r.before_last := instant;
+                  END IF;
+                  r.tokens := credit;
+                  r.last := instant;
+                  r.rest_at := greatest(
+                      CASE WHEN credit IS NULL OR credit >= new_full THEN small
+                          ELSE least(instant + div(new_full - credit + u.new_lim - 1, u.new_lim), big)::bigint END,
+                      CASE WHEN n > 0 THEN least(r.times[n]::numeric + 1, big)::bigint ELSE small END);
+              END IF;
+              r.version := u.version;
+          END LOOP;
+          IF p_write THEN
+              UPDATE ratelimit_keys SET rest_at = r.rest_at, tokens = r.tokens, last = r.last,
+                  before_tokens = r.before_tokens, before_last = r.before_last, version = r.version
+                  WHERE name = r.name AND key = r.key;
           END IF;
-          PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
-          d := ratelimit_decide_v4(p_name, p_key, p_limit, p_window, p_burst, p_permits, p_now, 0, 0, 0, NULL, p_id);
-          IF NOT d.o_booked THEN
-              PERFORM ratelimit_operate_v1(p_name, p_key, p_limit, p_window, p_burst, 5, p_penalty, d.o_now, NULL);
-              d := ratelimit_decide_v4(
-                  p_name, p_key, p_limit, p_window, p_burst, p_permits, d.o_now, NULL, 2, 0, NULL, NULL);
-          END IF;
-          o_time := d.o_time;
-          o_now := d.o_now;
-          o_id := d.o_id;
-          o_booked := d.o_booked;
-          o_remaining := d.o_remaining;
-          o_rest_at := d.o_rest_at;
-          o_effective := ratelimit_effective_v1(p_name, p_key, p_limit, p_window, p_burst, d.o_now);
+          RETURN r;
       END
       $f$;
       """
 
-    /// A middleware's request whose policies count, shadow or penalise (SPEC 4.2), in one round trip: the parts
-    /// decided as `ratelimit_decide_all_v6` decides them (every key's lock first, booking ids `p_ids`), but only
-    /// an enforced part's refusal (`p_shadow[j]` false) refuses the request. A refused request keeps nothing; an
-    /// enforced part with a penalty (`p_penalties[j]` > 0) that refused is then decided again by
-    /// `ratelimit_decide_penalising_v1` at the same instant (it refuses again, and blocks the key if its rule
-    /// refused), the others report their key as it is. A granted request keeps every grant, a shadow part's
-    /// included; its refusal takes nothing.
-    static let decideOperatedFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_decide_operated_v1(
-          p_names bytea[], p_key bytea, p_limits bigint[], p_windows bigint[], p_bursts bigint[],
-          p_permits bigint[], p_nows bigint[], p_clocks boolean[], p_lock_timeout text, p_ids bigint[],
-          p_shadow boolean[], p_penalties bigint[])
-      RETURNS TABLE (o_booked boolean, o_time bigint, o_now bigint, o_remaining bigint, o_rest_at bigint,
-          o_effective bigint)
+    /// `update`: the name's rule gets new parameters for every process at once, every key keeping its state,
+    /// as `RateLimiter.update` keeps it. A sliding window's bookings that had left the old window stay forgotten
+    /// (`floor_at`). O(1): the update is numbered and kept (`ratelimit_updates`), and each key is brought under it
+    /// when next read (`ratelimit_settle_v1`); release 10 converted every key of the name here, under each key's
+    /// lock.
+    static let updateFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_update_v1(
+          p_name bytea, p_limit bigint, p_window bigint, p_burst bigint, p_now bigint, p_lock_timeout text)
+          RETURNS void
       LANGUAGE plpgsql VOLATILE AS $f$
       DECLARE
-          m integer := coalesce(array_length(p_names, 1), 0);
-          effs bigint[] := '{}';
-          d record;
-          lock_key bigint;
-          refused boolean := false;
-          booked boolean[] := '{}';
-          times bigint[] := '{}';
-          nows bigint[] := '{}';
-          remainings bigint[] := '{}';
-          rests bigint[] := '{}';
-          joint_now bigint;
-          part_nows bigint[] := '{}';
+          small CONSTANT bigint := -9223372036854775808;
+          stored ratelimit_names%ROWTYPE;
+          now_ bigint;
       BEGIN
           IF p_lock_timeout IS NOT NULL THEN
               PERFORM set_config('lock_timeout', p_lock_timeout, true);
           END IF;
-          FOR lock_key IN SELECT DISTINCT ratelimit_lock_key(nm, p_key) FROM unnest(p_names) AS nm ORDER BY 1 LOOP
-              PERFORM pg_advisory_xact_lock(lock_key);
-          END LOOP;
-          IF false = ANY (p_clocks) THEN
-              joint_now := ratelimit_clock();
+          SELECT * INTO stored FROM ratelimit_names WHERE name = p_name FOR UPDATE;
+          IF NOT FOUND THEN
+              INSERT INTO ratelimit_names (name, rule, lim, win, burst)
+                  VALUES (p_name, CASE WHEN p_burst IS NULL THEN 'window' ELSE 'bucket' END, p_limit, p_window,
+                      p_burst);
+              RETURN;
           END IF;
-          FOR j IN 1..m LOOP
-              part_nows[j] := CASE WHEN p_clocks[j] THEN p_nows[j] ELSE joint_now END;
-          END LOOP;
-          BEGIN
-              FOR j IN 1..m LOOP
-                  d := ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
-                      nullif(p_bursts[j], 0), p_permits[j], part_nows[j], 0, 0, 0, NULL, nullif(p_ids[j], 0));
-                  booked[j] := d.o_booked;
-                  times[j] := d.o_time;
-                  nows[j] := d.o_now;
-                  remainings[j] := d.o_remaining;
-                  rests[j] := d.o_rest_at;
-                  IF NOT d.o_booked AND NOT p_shadow[j] THEN refused := true; END IF;
-              END LOOP;
-              IF refused THEN
-                  RAISE EXCEPTION 'refused' USING ERRCODE = 'RLREF';
-              END IF;
-              FOR j IN 1..m LOOP
-                  effs[j] := ratelimit_effective_v1(p_names[j], p_key, p_limits[j], p_windows[j],
-                      nullif(p_bursts[j], 0), nows[j]);
-              END LOOP;
-          EXCEPTION WHEN SQLSTATE 'RLREF' THEN
-              FOR j IN 1..m LOOP
-                  IF NOT booked[j] AND NOT p_shadow[j] AND p_penalties[j] > 0 THEN
-                      d := ratelimit_decide_penalising_v1(p_names[j], p_key, p_limits[j], p_windows[j],
-                          nullif(p_bursts[j], 0), p_permits[j], part_nows[j], NULL, nullif(p_ids[j], 0),
-                          p_penalties[j]);
-                      times[j] := d.o_time;
-                      remainings[j] := d.o_remaining;
-                      rests[j] := d.o_rest_at;
-                      effs[j] := d.o_effective;
-                  ELSE
-                      d := ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
-                          nullif(p_bursts[j], 0), p_permits[j], part_nows[j], NULL, 2, 0, NULL, NULL);
-                      remainings[j] := d.o_remaining;
-                      rests[j] := d.o_rest_at;
-                      effs[j] := ratelimit_effective_v1(p_names[j], p_key, p_limits[j], p_windows[j],
-                          nullif(p_bursts[j], 0), d.o_now);
-                  END IF;
-              END LOOP;
-          END;
-          FOR j IN 1..m LOOP
-              o_booked := booked[j];
-              o_time := times[j];
-              o_now := nows[j];
-              o_remaining := remainings[j];
-              o_rest_at := rests[j];
-              o_effective := effs[j];
-              RETURN NEXT;
-          END LOOP;
+          now_ := coalesce(p_now, ratelimit_clock());
+          INSERT INTO ratelimit_updates (name, version, at, old_lim, old_win, old_burst, new_lim, new_win, new_burst)
+              VALUES (p_name, stored.version + 1, now_, stored.lim, stored.win, stored.burst, p_limit, p_window,
+                  p_burst);
+          UPDATE ratelimit_names SET lim = p_limit, win = p_window, burst = p_burst, version = stored.version + 1,
+              floor_at = CASE WHEN stored.burst IS NULL THEN greatest(coalesce(stored.floor_at, small),
+                  greatest(now_::numeric - stored.win, small)::bigint) ELSE stored.floor_at END
+              WHERE name = p_name;
       END
       $f$;
       """
