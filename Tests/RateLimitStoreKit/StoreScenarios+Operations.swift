@@ -62,6 +62,22 @@ extension StoreScenario {
         .reserve(1, Booked(at: .seconds(40), delay: .seconds(40))),
       ]),
     StoreScenario(
+      "a booking during a block is made at its end only within maxDelay of now (window)",
+      .window(limit: 1, per: .seconds(10)),
+      [
+        .block(for: .seconds(30)), .reserve(1, within: .seconds(10), nil), .reserve(1, within: .zero, nil),
+        .reserve(1, within: .seconds(30), Booked(at: .seconds(30), delay: .seconds(30))),
+        .advance(.seconds(30)), .tryAcquire(1, false),
+      ]),
+    StoreScenario(
+      "a booking during a block is made at its end only within maxDelay of now (bucket)",
+      .bucket(limit: 1, per: .seconds(10), burst: 2),
+      [
+        .block(for: .seconds(30)), .reserve(1, within: .seconds(10), nil), .reserve(2, within: .zero, nil),
+        .reserve(2, within: .seconds(30), Booked(at: .seconds(30), delay: .seconds(30))),
+        .advance(.seconds(30)), .tryAcquire(1, false),
+      ]),
+    StoreScenario(
       "a bucket's debt is paid at the refill rate", .bucket(limit: 10, per: .seconds(60), burst: 10),
       [
         .charge(25, .granted(remaining: 0, resetAfter: .seconds(150))), .retryAfter(1, .seconds(96)),

@@ -91,7 +91,10 @@ struct PermitBook<Rule: PermitRule>: Sendable {
   ) -> Booking? {
     let start = Swift.max(now, blockedUntil)
     let deadline = maxDelay.map { Nanoseconds.adding(now, Nanoseconds.roundingDown($0)) } ?? .max
-    if isUnlimited { return start <= deadline ? Booking(time: start, permits: permits, id: 0) : nil }
+    // A block that ends after the deadline leaves no instant to book: the rule, asked at the block's end with
+    // a deadline before it, would take that for `tryAcquire` at the block's end (a bucket booked there).
+    if start > deadline { return nil }
+    if isUnlimited { return Booking(time: start, permits: permits, id: 0) }
     return rule.reserve(
       permits, at: start, notAfter: deadline, id: newID(cancellable: true), cancellable: true, in: &state)
   }
