@@ -7,9 +7,29 @@
   /// SPEC 4.2, "Operating a key", against a real server: `PostgresRateLimiter(.clock(c))` answers every
   /// operation as `KeyedRateLimiter` does on the same timeline, and `update` reaches every limiter of the name.
   @Suite(.serialized) struct PostgresOperationsTests {
-    /// Random timelines of every operation (decide, peek, charge, refund, reset, block, update, time passing) on
-    /// both limiters, three keys: every answer equal.
-    @Test(arguments: [false, true]) func randomTimelinesAnswerAsKeyedRateLimiter(bucket: Bool) async throws {
+    /// Random timelines of every operation (decide, peek, charge, refund, reset, block, update, time passing, and
+    /// `count()` after a sweep) on both limiters, three keys: every answer equal. `count()` failed first for a
+    /// window after an update (release 10 kept a key's instant of rest from the old window).
+    ///
+    /// With bookings ahead (`reserve` and `cancel`) among those operations the two stores still differ now and
+    /// then (about one timeline in five, a bucket's or a window's charge, refund, count or peek after a block or
+    /// a cancelled booking): a known issue, found 2026-11-27 and left open in issue 41, kept here so that it
+    /// shows until it is fixed. (The same timelines found a `KeyedRateLimiter` booking made during a block past
+    /// its `maxDelay`, fixed: the store kit's "a booking during a block is made at its end only within maxDelay
+    /// of now".)
+    @Test(arguments: [false, true], [false, true])
+    func randomTimelinesAnswerAsKeyedRateLimiter(bucket: Bool, reservations: Bool) async throws {
+      if reservations {
+        await withKnownIssue("bookings ahead mixed with operations: the stores differ (issue 41)", isIntermittent: true)
+        {
+          try await Self.playTimelines(bucket: bucket, reservations: true)
+        }
+      } else {
+        try await Self.playTimelines(bucket: bucket, reservations: false)
+      }
+    }
+
+    static func playTimelines(bucket: Bool, reservations: Bool) async throws {
       let seed = UInt64.random(in: 0...UInt64.max)
       _ = try await TestDatabase.withClient { client in
         var random = SeededGenerator(seed: seed)
@@ -34,12 +54,14 @@
             ? KeyedRateLimiter<String>(limit: limit, per: window, burst: burst, clock: clock)
             : KeyedRateLimiter<String>(limit: limit, per: window, clock: clock)
           var log = ["seed \(seed) limit \(limit) per \(window) burst \(burst) bucket \(bucket)"]
+          var bookings: [(local: RateLimiter.Reservation, shared: PostgresRateLimiter.Reservation)] = []
           for _ in 0..<30 {
             let key = ["a", "b", "c"].randomElement(using: &random)!
             let capacity = local.burst ?? local.limit
             let permits = Int.random(in: 1...capacity, using: &random)
             let amount = Int.random(in: 0...(2 * capacity), using: &random)
-            let operation = Int.random(in: 0..<9, using: &random)
+            var operation = Int.random(in: 0..<12, using: &random)
+            if !reservations && (7...8).contains(operation) { operation = 11 }
             log.append("\(clock.now) \(key) op \(operation) permits \(permits) amount \(amount)")
             switch operation {
             case 0:
@@ -61,6 +83,7 @@
               let duration = Duration.milliseconds(Int.random(in: 0...8_000, using: &random))
               local.block(key, for: duration)
               try await shared.block(key, for: duration)
+              log.append("block \(duration)")
             case 6:
               let newLimit = Int.random(in: 1...4, using: &random)
               let newWindow = Duration.seconds(Int.random(in: 1...5, using: &random))
@@ -73,6 +96,22 @@
                 try await shared.update(limit: newLimit, per: newWindow)
               }
               log.append("update \(newLimit) per \(newWindow)")
+            case 7:
+              let within = Duration.seconds(Int.random(in: 0...10, using: &random))
+              let expected = local.reserve(permits, for: key, within: within)
+              let booked = try await shared.reserve(permits, for: key, within: within)
+              log.append(
+                "within \(within): \(String(describing: expected?.time)) / \(String(describing: booked?.time))")
+              #expect(booked?.time == expected?.time && booked?.delay == expected?.delay, "\(log)")
+              if let expected, let booked { bookings.append((expected, booked)) }
+            case 8:
+              guard !bookings.isEmpty else { break }
+              let (expected, booked) = bookings.remove(at: Int.random(in: 0..<bookings.count, using: &random))
+              expected.cancel()
+              try await booked.cancel()
+            case 9:
+              try await shared.sweep()
+              #expect(try await shared.count() == local.count, "\(log)")
             default:
               clock.advance(by: .milliseconds(Int.random(in: 0...3_000, using: &random)))
             }

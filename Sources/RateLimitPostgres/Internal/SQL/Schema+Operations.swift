@@ -251,7 +251,9 @@
       """
 
     /// `r` brought under the updates of its name numbered above `r.version` up to `p_upto`, in order, exactly as
-    /// release 10's eager update converted every key: a sliding window made longer keeps its row longer; a token
+    /// release 10's eager update converted every key: a sliding window's key not at rest at the update is at rest
+    /// once its latest booking leaves the new window (release 10 moved it only for a longer window, and kept it
+    /// for a shorter one or one at rest, which `count()` then counted); a token
     /// bucket's credit accrues at the old rate up to the update (or the key's latest write, if later), a full
     /// bucket stays full, any other credit is converted to the new window exactly, rounded against the key, and
     /// capped by the new burst (the latest booking's snapshot the same way). With `p_write`, under the key's
@@ -274,10 +276,10 @@
                   WHERE name = r.name AND version > r.version AND version <= p_upto ORDER BY version LOOP
               n := coalesce(array_length(r.times, 1), 0);
               IF u.old_burst IS NULL THEN
-                  IF u.new_win > u.old_win THEN
-                      r.rest_at := CASE WHEN n > 0 THEN least(r.times[n]::numeric + u.new_win, big)::bigint
-                          ELSE small END;
-                  END IF;
+                  -- At rest at the update: at rest after it (its bookings had left the old window and stay
+                  -- forgotten). Otherwise at rest once its latest booking leaves the new window, longer or shorter.
+                  r.rest_at := CASE WHEN r.rest_at <= u.at OR n = 0 THEN small
+                      ELSE least(r.times[n]::numeric + u.new_win, big)::bigint END;
               ELSE
                   old_full := u.old_burst::numeric * u.old_win;
                   new_full := u.new_burst::numeric * u.new_win;
