@@ -83,6 +83,8 @@
     let coalescer = Coalescer()
     /// Bookings given up on, revoked in the background.
     let revocations = Revocations()
+    /// Every decision's deadline (one timer, not a task a decision).
+    let deadlines = DeadlineTimer()
     /// Keys the database refused, answered here until they can grant again; `nil` with `localRefusals: false`.
     let localRefusals: LocalRefusals?
     /// The steps back of `.clock(c)`: see ``nowSent``.

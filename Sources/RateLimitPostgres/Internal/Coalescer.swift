@@ -125,22 +125,24 @@
     var slot: DecisionSlot
   }
 
-  /// Where a queued decision's caller waits: answered once, by its batch or by its deadline, whichever first.
+  /// Where a queued decision's caller waits: answered once, by its batch or by its deadline (an entry of the
+  /// limiter's ``DeadlineTimer``), whichever first.
   final class DecisionSlot: Sendable {
     private struct State {
       var continuation: CheckedContinuation<DecisionRow, any Error>?
       var result: Result<DecisionRow, any Error>?
       var isSent = false
-      var timer: Task<Void, Never>?
+      var deadline: (timer: DeadlineTimer, id: UInt64)?
     }
 
     private let state = LockedValue(State())
 
     /// Waits for the answer, or until `deadline`: then "unavailable" (`wasSent` if its batch was sent).
-    func wait(until deadline: ContinuousClock.Instant, timeout: Duration) async throws -> DecisionRow {
+    func wait(until deadline: ContinuousClock.Instant, timeout: Duration, on timer: DeadlineTimer) async throws
+      -> DecisionRow
+    {
       try await withCheckedThrowingContinuation { continuation in
-        let timer = Task { [self] in
-          do { try await Task.sleep(until: deadline, clock: .continuous) } catch { return }
+        let id = timer.schedule(at: deadline) { [self] in
           let wasSent = state.withLock { $0.isSent }
           let timedOut = PostgresRateLimiter.Unavailable(
             error: .unavailable(underlying: DecisionTimedOut(timeout: timeout)), wasSent: wasSent)
@@ -149,11 +151,11 @@
         let early: Result<DecisionRow, any Error>? = state.withLock { state in
           if let result = state.result { return result }
           state.continuation = continuation
-          state.timer = timer
+          state.deadline = (timer, id)
           return nil
         }
         if let early {
-          timer.cancel()
+          timer.cancel(id)
           continuation.resume(with: early)
         }
       }
@@ -170,14 +172,15 @@
 
     /// Answers the caller, unless it has its answer already.
     func finish(_ result: Result<DecisionRow, any Error>) {
-      let (continuation, timer): (CheckedContinuation<DecisionRow, any Error>?, Task<Void, Never>?) =
-        state.withLock { state in
-          if state.result != nil { return (nil, nil) }
-          state.result = result
-          defer { (state.continuation, state.timer) = (nil, nil) }
-          return (state.continuation, state.timer)
-        }
-      timer?.cancel()
+      let (continuation, deadline):
+        (CheckedContinuation<DecisionRow, any Error>?, (timer: DeadlineTimer, id: UInt64)?) =
+          state.withLock { state in
+            if state.result != nil { return (nil, nil) }
+            state.result = result
+            defer { (state.continuation, state.deadline) = (nil, nil) }
+            return (state.continuation, state.deadline)
+          }
+      if let deadline { deadline.timer.cancel(deadline.id) }
       continuation?.resume(with: result)
     }
   }

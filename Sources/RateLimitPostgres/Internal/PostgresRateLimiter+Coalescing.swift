@@ -17,7 +17,7 @@
       let slot = DecisionSlot()
       guard coalescer.sendsAtOnce(orQueue: PendingDecision(request: request, deadline: deadline, slot: slot)) else {
         do {
-          return try await slot.wait(until: deadline, timeout: timeout)
+          return try await slot.wait(until: deadline, timeout: timeout, on: deadlines)
         } catch is KeyLockHeld {
           return try await decideOutsideTheLane(request, until: deadline)
         }

@@ -253,7 +253,7 @@
         throw Unavailable(error: .unavailable(underlying: failure), wasSent: false)
       }
       do {
-        let result = try await withDeadline(limit) {
+        let result = try await withDeadline(limit, on: deadlines) {
           while true {
             do {
               return try await statement(client)

@@ -24,6 +24,8 @@
     static let capacity = 100_000
 
     private let state = LockedValue(State())
+    /// Each revocation's deadline.
+    private let deadlines = DeadlineTimer()
 
     /// Whether none is waiting or being revoked (for tests).
     var isIdle: Bool { state.withLock { $0.pending.isEmpty && !$0.isDraining } }
@@ -84,7 +86,7 @@
       _ owner: WeakLimiter
     ) async -> Sent {
       do {
-        try await withDeadline(timeout) {
+        try await withDeadline(timeout, on: deadlines) {
           for try await _ in try await client.query(statement) {}
         }
         return .done
