@@ -9,9 +9,11 @@
   /// and a sleep for every decision (10–39 µs of a lone decision's p50).
   ///
   /// ```
-  /// schedule(a) ─ sleeper: sleep until a ──────────────► fire what is due, sleep until the next, … none: end
-  /// schedule(b), schedule(c): added, nothing started
-  /// cancel(a): removed (the sleeper, woken at a, finds b next)
+  /// schedule(a)    one sleeper: sleeps until a
+  /// schedule(b, c) added behind a: nothing started
+  /// cancel(a)      removed; woken at a, the sleeper
+  ///                sleeps on until b, fires it, ...
+  /// (none left)    the sleeper ends
   /// ```
   final class DeadlineTimer: Sendable {
     private struct Entry {
