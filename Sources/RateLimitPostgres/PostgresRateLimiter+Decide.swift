@@ -266,13 +266,7 @@
     ) async throws -> [RateLimitDecision] {
       try await prepareIfNeeded()
       let limiters = parts.map(\.limiter)
-      // Each part at its own limiter's "now": `c`'s reading as that limiter sends it alone, or the database's.
-      let nows = limiters.map(\.nowSent)
-      let statement = DecideAllStatement(
-        names: limiters.map(\.nameBytes), key: key, limits: limiters.map { Int64($0.limit) },
-        windows: limiters.map(\.windowNanoseconds), bursts: limiters.map { Int64($0.burst ?? 0) },
-        permits: parts.map { Int64($0.permits) }, nows: nows.map { $0 ?? 0 }, clocks: nows.map { $0 != nil },
-        lockTimeout: lockTimeout, ids: ids)
+      let statement = DecideAllStatement(parts, key: key, ids: ids, lockTimeout: lockTimeout)
       let sent = limiters.map { $0.localClock.now }
       let rows = try await rows(of: statement, count: parts.count)
       for ((part, sent), row) in zip(zip(parts, sent), rows) where part.permits == 1 && !row.booked {
@@ -317,6 +311,23 @@
         throw error
       }
       return await _UndoableDecision.allOrNothing(made, made.map(\.decision))
+    }
+  }
+
+  extension DecideAllStatement {
+    /// The arguments of a joint statement for `parts` on `key` (their booking ids `ids`): each part's name,
+    /// parameters and permits, at its own limiter's "now" (`c`'s reading as that limiter sends it alone, or the
+    /// database's). Joint decisions, operated ones and joint give-backs take the same arguments.
+    init(
+      _ parts: [(limiter: PostgresRateLimiter, permits: Int)], key: ByteBuffer, ids: [Int64], lockTimeout: String
+    ) {
+      let limiters = parts.map(\.limiter)
+      let nows = limiters.map(\.nowSent)
+      self.init(
+        names: limiters.map(\.nameBytes), key: key, limits: limiters.map { Int64($0.limit) },
+        windows: limiters.map(\.windowNanoseconds), bursts: limiters.map { Int64($0.burst ?? 0) },
+        permits: parts.map { Int64($0.permits) }, nows: nows.map { $0 ?? 0 }, clocks: nows.map { $0 != nil },
+        lockTimeout: lockTimeout, ids: ids)
     }
   }
 #endif

@@ -29,13 +29,9 @@
       let ids = parts.map { _ in Int64.random(in: (1 << 62)...Int64.max) }
       do {
         try await prepareIfNeeded()
-        let nows = limiters.map(\.nowSent)
         let statement = DecideOperatedStatement(
           parts: DecideAllStatement(
-            names: limiters.map(\.nameBytes), key: keyBytes, limits: limiters.map { Int64($0.limit) },
-            windows: limiters.map(\.windowNanoseconds), bursts: limiters.map { Int64($0.burst ?? 0) },
-            permits: parts.map { Int64($0.permits) }, nows: nows.map { $0 ?? 0 }, clocks: nows.map { $0 != nil },
-            lockTimeout: lockTimeout, ids: ids),
+            zip(limiters, parts).map { ($0, $1.permits) }, key: keyBytes, ids: ids, lockTimeout: lockTimeout),
           shadow: parts.map(\.isShadow),
           penalties: parts.map { part in
             part.penalty.map { Int64(clamping: wholeNanoseconds($0, roundingUp: true)) } ?? 0
@@ -76,13 +72,9 @@
     static func giveBack(_ grants: [(limiter: PostgresRateLimiter, id: Int64, permits: Int)], key: ByteBuffer) async {
       guard let first = grants.first?.limiter else { return }
       for grant in grants { grant.limiter.localRefusals?.forget(key) }
-      let nows = grants.map(\.limiter.nowSent)
       let statement = GiveBackAllStatement(
         parts: DecideAllStatement(
-          names: grants.map(\.limiter.nameBytes), key: key, limits: grants.map { Int64($0.limiter.limit) },
-          windows: grants.map(\.limiter.windowNanoseconds), bursts: grants.map { Int64($0.limiter.burst ?? 0) },
-          permits: grants.map { Int64($0.permits) }, nows: nows.map { $0 ?? 0 }, clocks: nows.map { $0 != nil },
-          lockTimeout: first.lockTimeout, ids: grants.map(\.id)))
+          grants.map { ($0.limiter, $0.permits) }, key: key, ids: grants.map(\.id), lockTimeout: first.lockTimeout))
       do {
         _ = try await first.rows(of: statement, count: 1)
       } catch {

@@ -87,12 +87,14 @@ package struct _UndoableDecision: Sendable {
   package static func giveBack(_ grants: [_UndoableDecision]) async {
     var steps: [(step: _JointGiveBack, grants: [_UndoableDecision])] = []
     for grant in grants {
-      if let step = grant.joint?.step, let index = steps.firstIndex(where: { $0.step === step }) {
-        steps[index].grants.append(grant)
-      } else if let step = grant.joint?.step {
-        steps.append((step, [grant]))
-      } else {
+      guard let step = grant.joint?.step else {
         await grant.giveBack()
+        continue
+      }
+      if let index = steps.firstIndex(where: { $0.step === step }) {
+        steps[index].grants.append(grant)
+      } else {
+        steps.append((step, [grant]))
       }
     }
     for (step, grants) in steps {
