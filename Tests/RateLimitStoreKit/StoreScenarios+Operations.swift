@@ -78,6 +78,37 @@ extension StoreScenario {
         .advance(.seconds(30)), .tryAcquire(1, false),
       ]),
     StoreScenario(
+      "a booking made before a block, cancelled during it before its instant, gives its permits back (window)",
+      .window(limit: 1, per: .seconds(10)),
+      [
+        .tryAcquire(1, true), .reserve(1, Booked(at: .seconds(10), delay: .seconds(10))),
+        .block(for: .seconds(15)), .advance(.seconds(5)), .cancel(booking: 0), .retryAfter(1, .seconds(10)),
+        .advance(.seconds(10)), .tryAcquire(1, true), .tryAcquire(1, false),
+      ]),
+    StoreScenario(
+      "a booking made before a block, cancelled during it before its instant, gives its permits back (bucket)",
+      .bucket(limit: 1, per: .seconds(10), burst: 1),
+      [
+        .tryAcquire(1, true), .reserve(1, Booked(at: .seconds(10), delay: .seconds(10))),
+        .block(for: .seconds(15)), .advance(.seconds(5)), .cancel(booking: 0), .retryAfter(1, .seconds(10)),
+        .advance(.seconds(10)), .tryAcquire(1, true), .tryAcquire(1, false),
+      ]),
+    StoreScenario(
+      "a booking cancelled during a block gives back at now, not at the block's end (bucket)",
+      .bucket(limit: 1, per: .seconds(10), burst: 2),
+      [
+        .reserve(2, Booked(at: .zero, delay: .zero)), .block(for: .seconds(30)), .cancel(booking: 0),
+        .charge(2, .granted(remaining: 0, resetAfter: .seconds(30))), .advance(.seconds(30)), .tryAcquire(2, true),
+      ]),
+    StoreScenario(
+      "a booking made during a block, cancelled, leaves the bucket at the block's end, as it found it (bucket)",
+      .bucket(limit: 1, per: .seconds(10), burst: 2),
+      [
+        .block(for: .seconds(30)), .reserve(2, Booked(at: .seconds(30), delay: .seconds(30))),
+        .advance(.seconds(10)), .cancel(booking: 0), .charge(2, .granted(remaining: 0, resetAfter: .seconds(40))),
+        .advance(.seconds(20)), .retryAfter(2, .seconds(20)),
+      ]),
+    StoreScenario(
       "a bucket's debt is paid at the refill rate", .bucket(limit: 10, per: .seconds(60), burst: 10),
       [
         .charge(25, .granted(remaining: 0, resetAfter: .seconds(150))), .retryAfter(1, .seconds(96)),

@@ -118,9 +118,11 @@ struct PermitBook<Rule: PermitRule>: Sendable {
     return (old, startsFresh)
   }
 
-  /// `Reservation.cancel()`.
-  func cancel(_ booking: Booking, at now: Int64, in state: inout Rule.State) {
-    if isUnlimited { return }
-    rule.cancel(booking, at: now, in: &state)
+  /// `Reservation.cancel()` at `now`: at or before the booking's time only (after it, the permits were granted
+  /// and used), a booking made before a block included. 4.2 cancelled as at the block's end, so a booking made
+  /// before the block for an instant inside it gave nothing back.
+  func cancel(_ booking: Booking, at now: Int64, blockedUntil: Int64 = .min, in state: inout Rule.State) {
+    guard !isUnlimited, now <= booking.time else { return }
+    rule.cancel(booking, at: now, blockedUntil: blockedUntil, in: &state)
   }
 }

@@ -82,9 +82,7 @@ final class PermitCore<Rule: PermitRule>: BookingCanceller, @unchecked Sendable 
       // Its instant as it was made, compared with the clock's now.
       var booking = booking
       booking.time = book.onTimeLine(booking.time)
-      // During a block nothing is granted: a cancel then gives back as at the block's end, where the bookings
-      // made during it were made.
-      book.cancel(booking, at: Swift.max(now, blockedUntil), in: &state)
+      book.cancel(booking, at: now, blockedUntil: blockedUntil, in: &state)
     }
   }
 

@@ -24,8 +24,10 @@ protocol PermitRule: Sendable {
     _ permits: Int, at now: Int64, notAfter deadline: Int64, id: UInt64, cancellable: Bool, in state: inout State
   ) -> Booking?
 
-  /// Gives `booking`'s permits back, as far as the rule allows; nothing after its time, nothing the second time.
-  func cancel(_ booking: Booking, at now: Int64, in state: inout State)
+  /// Gives `booking`'s permits back at `now`, as far as the rule allows; nothing the second time. Called only at
+  /// or before the booking's time (``PermitBook/cancel(_:at:blockedUntil:in:)``), a block (until `blockedUntil`)
+  /// or not.
+  func cancel(_ booking: Booking, at now: Int64, blockedUntil: Int64, in state: inout State)
 
   /// Takes back a grant made under a cancellable id, whenever (a refused HTTP request's other policies): as if it
   /// had never been made, less what later bookings counted on.

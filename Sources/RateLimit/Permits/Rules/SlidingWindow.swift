@@ -101,9 +101,8 @@ struct SlidingWindow<Log: WindowLog>: PermitRule {
     return Booking(time: time, permits: permits, id: id)
   }
 
-  func cancel(_ booking: Booking, at now: Int64, in log: inout Log) {
-    // After its time the permits were granted and used. The booking leaves the log; later ones keep their times.
-    guard now <= booking.time else { return }
+  func cancel(_ booking: Booking, at now: Int64, blockedUntil: Int64, in log: inout Log) {
+    // The booking leaves the log; later ones keep their times.
     log.removeBooking(id: booking.id)
   }
 

@@ -95,12 +95,14 @@ struct TokenBucket: PermitRule {
     return Booking(time: time, permits: permits, id: id)
   }
 
-  func cancel(_ booking: Booking, at now: Int64, in state: inout State) {
-    // Go's `Reservation.CancelAt`, at or before the booked instant: give back the permits, less those later
-    // bookings have counted on.
-    guard now <= booking.time, state.ahead.remove(id: booking.id) != nil else { return }
+  func cancel(_ booking: Booking, at now: Int64, blockedUntil: Int64, in state: inout State) {
+    // Go's `Reservation.CancelAt`: give back the permits, less those later bookings have counted on.
+    guard state.ahead.remove(id: booking.id) != nil else { return }
     let countedOn = Wide.product(Nanoseconds.subtracting(state.lastEvent, booking.time), limit)
-    giveBack(Wide.product(Int64(booking.permits), window) - countedOn, of: booking, at: now, in: &state)
+    // During a block, a bucket that a booking made during it brought up to the block's end takes the credit
+    // there; otherwise at now (Go's: a clock that went back is taken in).
+    let instant = now < blockedUntil ? Swift.max(now, Swift.min(state.last, blockedUntil)) : now
+    giveBack(Wide.product(Int64(booking.permits), window) - countedOn, of: booking, at: instant, in: &state)
   }
 
   /// Takes back a grant `decide` made (RateLimitHTTP's all or nothing), whenever and whatever other grants came

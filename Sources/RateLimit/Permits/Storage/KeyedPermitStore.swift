@@ -96,9 +96,10 @@ final class KeyedPermitStore<Key: Hashable & Sendable, Rule: PackablePermitRule>
       // Its instant as it was made, compared with the clock's now, as `RateLimiter` compares them.
       var booking = booking
       booking.time = permits.book.onTimeLine(booking.time)
-      // During a block, as at its end, where the bookings made during it were made.
-      let instant = Swift.max(now, permits.blockedUntil(key))
-      permits.update(key, at: now) { book, state in book.cancel(booking, at: instant, in: &state) }
+      let blockedUntil = permits.blockedUntil(key)
+      permits.update(key, at: now) { book, state in
+        book.cancel(booking, at: now, blockedUntil: blockedUntil, in: &state)
+      }
       permits.forgetIfFresh(key, at: now)
     }
   }

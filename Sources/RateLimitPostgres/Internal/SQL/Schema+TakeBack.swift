@@ -49,6 +49,7 @@
           n integer;
           full_credit numeric;
           stored record;
+          old_last bigint;
       BEGIN
           PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
           SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
@@ -62,6 +63,7 @@
               IF r.version < stored.version THEN r := ratelimit_settle_v1(r, stored.version, true); END IF;
           END IF;
           now_ := greatest(coalesce(p_now, ratelimit_clock()), r.latest);
+          old_last := r.last;
           at := array_position(r.ids, p_id);
           -- Release 10: a bucket's grant for now (mode 0) is not in the list; a revocation still finds it by
           -- the snapshot of its latest booking.
@@ -74,6 +76,18 @@
               r.tokens := r.before_tokens;
               r.last := r.before_last;
               r.before_id := NULL;
+              -- During a block, a bucket that a booking made during it brought up to the block's end stays there
+              -- (as `TokenBucket.cancel` in the core): the credit as if the booking had never been made, at that
+              -- instant, so that a charge or refund before the block ends is taken there, as without the cancel.
+              IF coalesce(r.blocked_until, small) > now_ AND least(old_last, r.blocked_until) > now_ THEN
+                  full_credit := p_burst::numeric * p_window;
+                  IF r.tokens IS NOT NULL AND r.tokens < full_credit THEN
+                      r.tokens := least(r.tokens + (least(old_last, r.blocked_until)::numeric
+                          - least(r.last, least(old_last, r.blocked_until))) * p_limit, full_credit);
+                      IF r.tokens >= full_credit THEN r.tokens := NULL; END IF;
+                  END IF;
+                  r.last := least(old_last, r.blocked_until);
+              END IF;
           END IF;
           IF at IS NOT NULL THEN
               IF p_burst IS NULL THEN
