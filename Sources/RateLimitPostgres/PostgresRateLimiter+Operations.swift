@@ -40,7 +40,8 @@
         \(nowSent), \(lockTimeout))
         """
       let row = try await operated {
-        try await runRow(query, as: (Bool, Int64, Int64, Int64, Int64, Int64).self)
+        try await prepareIfNeeded()
+        return try await runRow(query, as: (Bool, Int64, Int64, Int64, Int64, Int64).self)
       }
       guard let (booked, time, now, remaining, restAt, effective) = row else { throw NoRow() }
       return report(

@@ -283,7 +283,10 @@
         THEN (ratelimit_settle_v1(k, (SELECT version FROM rule), false)).rest_at ELSE rest_at END > now_.at \
         OR coalesce(blocked_until, -9223372036854775808) > now_.at)
         """
-      return try await throwingUnavailable { try await run(query, as: Int64.self).map(Int.init) ?? 0 }
+      return try await throwingUnavailable {
+        try await prepareIfNeeded()
+        return try await run(query, as: Int64.self).map(Int.init) ?? 0
+      }
     }
 
     /// Deletes every row of this name that only a key at rest holds, in bounded batches (rows a decision holds at
@@ -291,6 +294,7 @@
     ///
     /// - Throws: ``PostgresRateLimiterError/unavailable(underlying:)`` when the database cannot answer.
     public func sweep() async throws {
+      try await throwingUnavailable { try await prepareIfNeeded() }
       while true {
         let query: PostgresQuery = "SELECT ratelimit_sweep(\(nameBytes), \(nowSent), \(Self.sweepBatch))"
         let deleted = try await throwingUnavailable { try await run(query, as: Int32.self) ?? 0 }

@@ -261,5 +261,49 @@
       for try await value in try await client.query(PostgresQuery(unsafeSQL: sql)).decode(Int64.self) { return value }
       return 0
     }
+
+    /// Every operation, as the first call of a limiter on a database without the schema, prepares it itself
+    /// (SPEC 4.0.1: "the limiter prepares itself once the database answers"), for both rules. `peek`, `count()`
+    /// and `sweep()` threw PostgresNIO's error instead (a missing function or table).
+    @Test(arguments: [false, true]) func everyOperationPreparesTheSchemaItself(bucket: Bool) async throws {
+      let operations: [(String, @Sendable (PostgresRateLimiter) async throws -> Void)] = [
+        ("tryAcquire", { _ = try await $0.tryAcquire(for: "k") }),
+        ("reserve", { _ = try await $0.reserve(for: "k") }),
+        ("acquire", { try await $0.acquire(for: "k") }),
+        ("retryAfter", { _ = try await $0.retryAfter(for: "k") }),
+        ("decide", { _ = try await $0.decide(for: "k") }),
+        ("peek", { _ = try await $0.peek(for: "k") }),
+        ("charge", { _ = try await $0.charge(1, for: "k") }),
+        ("refund", { _ = try await $0.refund(1, for: "k") }),
+        ("reset", { try await $0.reset("k") }),
+        ("block", { try await $0.block("k", for: .seconds(1)) }),
+        ("update", { limiter in
+          if bucket {
+            try await limiter.update(limit: 3, per: .seconds(60), burst: 3)
+          } else {
+            try await limiter.update(limit: 3, per: .seconds(60))
+          }
+        }),
+        ("count", { _ = try await $0.count() }),
+        ("sweep", { try await $0.sweep() }),
+      ]
+      for (operation, body) in operations {
+        _ = try await Self.withFreshDatabase { client in
+          let limiter =
+            bucket
+            ? PostgresRateLimiter(
+              client: client, name: "api", limit: 2, per: .seconds(60), burst: 2, timeout: TestDatabase.timeout)
+            : PostgresRateLimiter(client: client, name: "api", limit: 2, per: .seconds(60), timeout: TestDatabase.timeout)
+          do {
+            try await body(limiter)
+          } catch {
+            Issue.record("\(operation) first: \(String(reflecting: error))")
+          }
+          // Prepared: the schema's decisions answer.
+          let granted = try await limiter.tryAcquire(for: "other")
+          #expect(granted, "after \(operation)")
+        }
+      }
+    }
   }
 #endif
