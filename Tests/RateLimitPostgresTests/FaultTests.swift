@@ -277,13 +277,16 @@
         ("refund", { _ = try await $0.refund(1, for: "k") }),
         ("reset", { try await $0.reset("k") }),
         ("block", { try await $0.block("k", for: .seconds(1)) }),
-        ("update", { limiter in
-          if bucket {
-            try await limiter.update(limit: 3, per: .seconds(60), burst: 3)
-          } else {
-            try await limiter.update(limit: 3, per: .seconds(60))
+        (
+          "update",
+          { limiter in
+            if bucket {
+              try await limiter.update(limit: 3, per: .seconds(60), burst: 3)
+            } else {
+              try await limiter.update(limit: 3, per: .seconds(60))
+            }
           }
-        }),
+        ),
         ("count", { _ = try await $0.count() }),
         ("sweep", { try await $0.sweep() }),
       ]
@@ -293,7 +296,8 @@
             bucket
             ? PostgresRateLimiter(
               client: client, name: "api", limit: 2, per: .seconds(60), burst: 2, timeout: TestDatabase.timeout)
-            : PostgresRateLimiter(client: client, name: "api", limit: 2, per: .seconds(60), timeout: TestDatabase.timeout)
+            : PostgresRateLimiter(
+              client: client, name: "api", limit: 2, per: .seconds(60), timeout: TestDatabase.timeout)
           do {
             try await body(limiter)
           } catch {
