@@ -109,6 +109,21 @@ extension StoreScenario {
         .advance(.seconds(20)), .retryAfter(2, .seconds(20)),
       ]),
     StoreScenario(
+      "a booking made during a block forgets nothing still ahead now (window)", .window(limit: 1, per: .seconds(10)),
+      [
+        .reserve(1, Booked(at: .zero, delay: .zero)), .reserve(1, Booked(at: .seconds(10), delay: .seconds(10))),
+        .block(for: .seconds(30)), .reserve(1, Booked(at: .seconds(30), delay: .seconds(30))), .reset(),
+        .cancel(booking: 2), .retryAfter(1, .seconds(20)), .tryAcquire(1, false), .count(1),
+      ]),
+    StoreScenario(
+      "a booking made during a block forgets nothing still ahead now (bucket)",
+      .bucket(limit: 1, per: .seconds(10), burst: 1),
+      [
+        .reserve(1, Booked(at: .zero, delay: .zero)), .reserve(1, Booked(at: .seconds(10), delay: .seconds(10))),
+        .block(for: .seconds(30)), .reserve(1, Booked(at: .seconds(30), delay: .seconds(30))), .reset(),
+        .cancel(booking: 2), .retryAfter(1, .seconds(10)), .tryAcquire(1, false), .count(1),
+      ]),
+    StoreScenario(
       "a bucket's debt is paid at the refill rate", .bucket(limit: 10, per: .seconds(60), burst: 10),
       [
         .charge(25, .granted(remaining: 0, resetAfter: .seconds(150))), .retryAfter(1, .seconds(96)),

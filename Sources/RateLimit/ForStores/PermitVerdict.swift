@@ -51,7 +51,8 @@ extension PermitBook {
       )
     }
     let id = newID(cancellable: undoable)
-    let booking = rule.reserve(permits, at: now, notAfter: now, id: id, cancellable: undoable, in: &state)
+    let booking = rule.reserve(
+      permits, at: now, forgetting: now, notAfter: now, id: id, cancellable: undoable, in: &state)
     return (verdict(permits, granted: booking != nil, at: now, in: state), booking)
   }
 

@@ -80,7 +80,8 @@ struct PermitBook<Rule: PermitRule>: Sendable {
     if now < blockedUntil { return false }
     if isUnlimited { return true }
     let id = newID(cancellable: false)
-    return rule.reserve(permits, at: now, notAfter: now, id: id, cancellable: false, in: &state) != nil
+    return rule.reserve(permits, at: now, forgetting: now, notAfter: now, id: id, cancellable: false, in: &state)
+      != nil
   }
 
   /// `reserve`: books at the earliest instant, if within `maxDelay` of `now`. A request made while the key is
@@ -96,7 +97,8 @@ struct PermitBook<Rule: PermitRule>: Sendable {
     if start > deadline { return nil }
     if isUnlimited { return Booking(time: start, permits: permits, id: 0) }
     return rule.reserve(
-      permits, at: start, notAfter: deadline, id: newID(cancellable: true), cancellable: true, in: &state)
+      permits, at: start, forgetting: now, notAfter: deadline, id: newID(cancellable: true), cancellable: true,
+      in: &state)
   }
 
   /// `retryAfter`: how long `reserve` would wait now (a block included).

@@ -19,9 +19,11 @@ protocol PermitRule: Sendable {
 
   /// Books `permits` (at most ``capacity``) at the earliest instant, unless that is later than `deadline`: then
   /// returns `nil` and changes nothing. `cancellable`: whether a ``Booking`` will ever be cancelled (`tryAcquire`'s
-  /// never is).
+  /// never is). The request is made as at `now`, which a block moves to its end; the state forgets only what
+  /// is behind `present`, the clock's now (a booking made during a block forgot the bookings still ahead).
   func reserve(
-    _ permits: Int, at now: Int64, notAfter deadline: Int64, id: UInt64, cancellable: Bool, in state: inout State
+    _ permits: Int, at now: Int64, forgetting present: Int64, notAfter deadline: Int64, id: UInt64,
+    cancellable: Bool, in state: inout State
   ) -> Booking?
 
   /// Gives `booking`'s permits back at `now`, as far as the rule allows; nothing the second time. Called only at

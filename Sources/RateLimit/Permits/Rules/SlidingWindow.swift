@@ -89,10 +89,10 @@ struct SlidingWindow<Log: WindowLog>: PermitRule {
   }
 
   func reserve(
-    _ permits: Int, at now: Int64, notAfter deadline: Int64, id: UInt64, cancellable: Bool,
-    in log: inout Log
+    _ permits: Int, at now: Int64, forgetting present: Int64, notAfter deadline: Int64, id: UInt64,
+    cancellable: Bool, in log: inout Log
   ) -> Booking? {
-    log.removeAll(notAfter: start(of: now))
+    log.removeAll(notAfter: start(of: present))
     // A booking ahead and a deadline before it (`tryAcquire`): refused in O(1), however many are ahead.
     if let last = log.lastTime, last > deadline { return nil }
     let time = earliest(permits, at: now, in: log)

@@ -66,9 +66,10 @@ struct TokenBucket: PermitRule {
   }
 
   func reserve(
-    _ permits: Int, at now: Int64, notAfter deadline: Int64, id: UInt64, cancellable: Bool, in state: inout State
+    _ permits: Int, at now: Int64, forgetting present: Int64, notAfter deadline: Int64, id: UInt64,
+    cancellable: Bool, in state: inout State
   ) -> Booking? {
-    state.ahead.removeAll(before: now)
+    state.ahead.removeAll(before: present)
     // `tryAcquire` (a deadline of now): refused at once, without computing the wait, if anyone waits or the
     // bucket would go into debt.
     if deadline <= now {

@@ -98,11 +98,13 @@
           n := coalesce(array_length(r.times, 1), 0);
           IF p_burst IS NULL THEN
               -- Sliding window: binary search for the first booking after now - T, then for the first in
-              -- (s - T, s]; slide until enough have left (the oldest leaves at its instant + T).
+              -- (s - T, s]; slide until enough have left (the oldest leaves at its instant + T). Release 12: the
+              -- row keeps what is after now - T, not after the block's end - T (a booking made during a block
+              -- forgot bookings still ahead).
               ts := r.times;
               ps := r.permits;
               cs := r.cum;
-              bound := greatest(at_::numeric - p_window, floor_)::bigint;
+              bound := greatest(o_now::numeric - p_window, floor_)::bigint;
               lo := 1; hi := n + 1;
               WHILE lo < hi LOOP
                   mid := (lo + hi) / 2;
@@ -153,8 +155,9 @@
               o_rest_at := CASE WHEN n > 0 AND ts[n] > floor_ THEN least(ts[n]::numeric + p_window, big)::bigint
                   ELSE small END;
           ELSE
-              -- Token bucket (Go's x/time/rate, credit in nanosecond-permits): bookings before now are behind us.
-              WHILE i <= n AND r.times[i] < at_ LOOP i := i + 1; END LOOP;
+              -- Token bucket (Go's x/time/rate, credit in nanosecond-permits): bookings before now are behind us
+              -- (release 12: now, not the block's end).
+              WHILE i <= n AND r.times[i] < o_now LOOP i := i + 1; END LOOP;
               first := i;
               full_credit := p_burst::numeric * p_window;
               credit := CASE WHEN r.tokens IS NULL OR r.tokens >= full_credit THEN full_credit

@@ -36,8 +36,9 @@
     /// joint decision's grants in one statement (`ratelimit_give_back_all_v1`), gives back by the name's stored
     /// rule (`ratelimit_undo_v5`), and updates a name in O(1), each key settling when next read
     /// (`ratelimit_settle_v1`; `Schema+Operations.swift`).
-    /// Release 12 (4.2) changes only what `ratelimit_cancel_v4` leaves when it gives a token bucket's latest
-    /// booking back during a block: the bucket stays at the block's end, as in the core.
+    /// Release 12 (4.2) changes what `ratelimit_cancel_v4` leaves when it gives a token bucket's latest booking
+    /// back during a block (the bucket stays at the block's end, as in the core), and a booking made during a
+    /// block no longer forgets the bookings still ahead (`ratelimit_decide_v4`).
     static let version = 12
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
