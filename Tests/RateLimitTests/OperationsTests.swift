@@ -66,6 +66,24 @@ import Testing
     #expect(limiter.peek(6).retryAfter == nil)
   }
 
+  /// A window's effective window runs from the oldest booking that still holds permits: bookings a refund
+  /// emptied (kept in the log until they reach its front) said 1 s instead of 10 s. Found by
+  /// `WindowOperationsModelTests`; PostgreSQL drops emptied bookings at once, so it answered 10 s.
+  @Test(arguments: Kind.allCases)
+  func aRefundsEmptiedBookingsAreNotTheOldestInTheWindow(_ kind: Kind) {
+    let clock = ManualClock()
+    let limiter = Self.window(kind, limit: 3, per: .seconds(10), clock: clock)
+    #expect(limiter.tryAcquire(1))
+    clock.advance(to: .seconds(1))
+    #expect(limiter.tryAcquire(2))
+    #expect(limiter.reserve(1)?.time == .seconds(10))
+    #expect(limiter.refund(3).remaining == 0)  // the booking at 10 s is ahead
+    clock.advance(to: .seconds(10))
+    let peeked = limiter.peek(1)
+    #expect(peeked.isGranted && peeked.remaining == 1)
+    #expect(peeked.effectiveWindow == .seconds(10))
+  }
+
   @Test(arguments: Kind.allCases)
   func aChargeGoesPastTheLimitAndIsPaidByTheRule(_ kind: Kind) {
     let clock = ManualClock()

@@ -92,6 +92,43 @@ import Testing
     mutating func block(for duration: Int64, at now: Int64) {
       if duration > 0 { blockedUntil = max(blockedUntil, now + duration) }
     }
+    /// What `decide` reports after a decision that granted or not (SPEC, "Decisions: the rules", and 4.2's
+    /// `effectiveWindow`), in nanoseconds.
+    struct Report: Equatable {
+      var isGranted: Bool
+      var remaining: Int
+      var resetAfter: Int64
+      var retryAfter: Int64?
+      var effectiveWindow: Int64
+    }
+
+    func report(_ permits: Int, granted: Bool, at now: Int64) -> Report {
+      // The largest p that `tryAcquire(p)` would grant now.
+      let remaining = (0...limit).last { p in
+        var copy = self
+        return p == 0 || copy.tryAcquire(p, at: now)
+      }!
+      // At rest once its last booking leaves the window, and not before a block ends.
+      let rest = max(bookings.map { $0.time + window }.max() ?? now, blockedUntil, now)
+      // On a copy, take `remaining` now: then the wait for one more.
+      var copy = self
+      if remaining > 0 { _ = copy.tryAcquire(remaining, at: now) }
+      return Report(
+        isGranted: granted, remaining: remaining, resetAfter: rest - now,
+        retryAfter: granted ? nil : retryAfter(permits, at: now), effectiveWindow: copy.retryAfter(1, at: now)!)
+    }
+
+    mutating func decide(_ permits: Int, at now: Int64) -> Report {
+      let granted = tryAcquire(permits, at: now)
+      return report(permits, granted: granted, at: now)
+    }
+  }
+
+  static func report(_ decision: RateLimitDecision) -> Model.Report {
+    func nanoseconds(_ duration: Duration) -> Int64 { Nanoseconds.roundingUp(duration) }
+    return Model.Report(
+      isGranted: decision.isGranted, remaining: decision.remaining, resetAfter: nanoseconds(decision.resetAfter),
+      retryAfter: decision.retryAfter.map(nanoseconds), effectiveWindow: nanoseconds(decision.effectiveWindow))
   }
 
   @Test func operationsMatchTheModel() {
@@ -116,10 +153,20 @@ import Testing
           now += Int64.random(in: 0...700, using: &generator) * 1_000_000
           clock.now = .nanoseconds(now)
         case 2:
-          let expected = model.tryAcquire(n, at: now)
-          log.append("tryAcquire \(expected)")
-          #expect(one.tryAcquire(n) == expected, "\(log)")
-          #expect(keyed.tryAcquire(n, for: "a") == expected, "\(log)")
+          if Bool.random(using: &generator) {
+            let expected = model.tryAcquire(n, at: now)
+            log.append("tryAcquire \(expected)")
+            #expect(one.tryAcquire(n) == expected, "\(log)")
+            #expect(keyed.tryAcquire(n, for: "a") == expected, "\(log)")
+          } else {
+            log.append("bookings \(model.bookings.map { "\($0.time / 1_000_000):\($0.permits):\($0.id)" })")
+            let expected = model.decide(n, at: now)
+            log.append("decide \(expected)")
+            #expect(Self.report(one.peek(n)) == expected, "\(log)")
+            #expect(Self.report(keyed.peek(n, for: "a")) == expected, "\(log)")
+            #expect(Self.report(one.decide(n)) == expected, "\(log)")
+            #expect(Self.report(keyed.decide(n, for: "a")) == expected, "\(log)")
+          }
         case 3, 4:
           let within = Bool.random(using: &generator) ? nil : Int64.random(in: 0...2_000, using: &generator)
           let expected = model.reserve(n, at: now, within: within.map { $0 * 1_000_000 })
@@ -139,15 +186,19 @@ import Testing
         case 6:
           let amount = Int.random(in: 0...2 * limit, using: &generator)
           log.append("charge \(amount)")
-          _ = one.charge(amount)
-          _ = keyed.charge(amount, for: "a")
+          let reports = (Self.report(one.charge(amount)), Self.report(keyed.charge(amount, for: "a")))
           model.charge(amount, at: now)
+          var expected = model.report(1, granted: true, at: now)
+          expected.retryAfter = nil
+          #expect(reports.0 == expected && reports.1 == expected, "\(log) \(reports) \(expected)")
         case 7:
           let amount = Int.random(in: 0...2 * limit, using: &generator)
           log.append("refund \(amount)")
-          _ = one.refund(amount)
-          _ = keyed.refund(amount, for: "a")
+          let reports = (Self.report(one.refund(amount)), Self.report(keyed.refund(amount, for: "a")))
           model.refund(amount, at: now)
+          var expected = model.report(1, granted: true, at: now)
+          expected.retryAfter = nil
+          #expect(reports.0 == expected && reports.1 == expected, "\(log) \(reports) \(expected)")
         case 8:
           one.reset()
           keyed.reset("a")

@@ -79,9 +79,10 @@ struct BookingLog: Sendable {
     }
   }
 
-  /// Removes every booking at or before `time`.
+  /// Removes every booking at or before `time`, and the emptied ones (tombstones) that are then first: each
+  /// leaves once, so a decision that reads from the front never passes over them again.
   mutating func removeAll(notAfter time: Int64) {
-    while let first, first.time <= time { removeFirst() }
+    while let first, first.time <= time || first.permits == 0 { removeFirst() }
   }
 
   /// Removes every booking before `time`.

@@ -15,8 +15,9 @@ extension SlidingWindow {
     return Nanoseconds.subtracting(Nanoseconds.adding(log.time(at: oldest), window), now)
   }
 
-  /// The permits in (now − T, now] and the offset of the oldest booking in it (`log.count` if none), nothing
-  /// being ahead: from the oldest booking on, taking off what has left the window.
+  /// The permits in (now − T, now] and the offset of the oldest booking in it that holds any (`log.count` if
+  /// none), nothing being ahead: from the oldest booking on, taking off what has left the window. A booking a
+  /// refund or a cancel emptied stays in the log until it reaches the front, and is passed over.
   private func inWindow(at now: Int64, in log: Log) -> (permits: Int, oldest: Int) {
     let start = start(of: now)
     var permits = log.total
@@ -25,6 +26,7 @@ extension SlidingWindow {
       permits &-= log.permits(at: index)
       index += 1
     }
+    while index < log.count, log.permits(at: index) == 0 { index += 1 }
     return (permits, index)
   }
 
