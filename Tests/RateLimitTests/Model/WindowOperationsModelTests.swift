@@ -26,8 +26,8 @@ import Testing
       var id: Int
     }
 
-    let limit: Int
-    let window: Int64
+    var limit: Int
+    var window: Int64
     var bookings: [Booking] = []
     var blockedUntil: Int64 = .min
     var nextID = 0
@@ -91,6 +91,13 @@ import Testing
 
     mutating func block(for duration: Int64, at now: Int64) {
       if duration > 0 { blockedUntil = max(blockedUntil, now + duration) }
+    }
+
+    /// The bookings held at the update, those in (now − old T, ∞), count against the new limit and window;
+    /// those that had left the old window stay forgotten.
+    mutating func update(limit: Int, window: Int64, at now: Int64) {
+      bookings.removeAll { $0.time <= now - self.window }
+      (self.limit, self.window) = (limit, window)
     }
     /// What `decide` reports after a decision that granted or not (SPEC, "Decisions: the rules", and 4.2's
     /// `effectiveWindow`), in nanoseconds.
@@ -203,6 +210,13 @@ import Testing
           one.reset()
           keyed.reset("a")
           model.reset(at: now)
+        case 9 where Int.random(in: 0..<4, using: &generator) == 0:
+          let newLimit = Int.random(in: 1...4, using: &generator)
+          let newWindow = Int64.random(in: 1...4, using: &generator) * 250
+          log.append("update \(newLimit) per \(newWindow) ms")
+          one.update(limit: newLimit, per: .milliseconds(newWindow))
+          keyed.update(limit: newLimit, per: .milliseconds(newWindow))
+          model.update(limit: newLimit, window: newWindow * 1_000_000, at: now)
         case 9:
           let duration = Int64.random(in: 0...1_500, using: &generator)
           log.append("block \(duration) ms")
