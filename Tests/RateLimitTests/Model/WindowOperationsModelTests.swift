@@ -3,8 +3,8 @@ import Testing
 @testable import RateLimit
 
 /// SPEC 4.2's operations on a sliding window against a model written from the SPEC's sentences, on random
-/// timelines (seeded; the seed is printed): `RateLimiter` and one key of a `KeyedRateLimiter` give every answer
-/// the model gives. The model keeps every booking in the order the log keeps them and finds the earliest instant
+/// timelines (seeded; the seed is printed): a `RateLimiter` a key and one `KeyedRateLimiter` for three keys give
+/// every answer the model gives (`count` included), through updates the keyed limiter brings to each key lazily. The model keeps every booking in the order the log keeps them and finds the earliest instant
 /// by brute force, as ``WindowModel`` does, and adds: a block (refused until its end; a booking made during it is
 /// made as at its end), `charge` (a booking at now, behind those at or before now), `refund` (the bookings in the
 /// window at or before now shrink, the latest first), `reset` (every booking at or before now goes, and the
@@ -145,16 +145,23 @@ import Testing
       let limit = Int.random(in: 1...4, using: &generator)
       let window = Int64.random(in: 1...4, using: &generator) * 250  // ms
       let clock = SettableClock()
-      let one = RateLimiter(limit: limit, per: .milliseconds(window), clock: clock)
+      let keys = ["a", "b", "c"]
+      // Each key: a `RateLimiter` of its own, and the model; one `KeyedRateLimiter` for all three.
+      let ones = Dictionary(
+        uniqueKeysWithValues: keys.map { ($0, RateLimiter(limit: limit, per: .milliseconds(window), clock: clock)) })
       let keyed = KeyedRateLimiter<String>(limit: limit, per: .milliseconds(window), clock: clock)
-      var model = Model(limit: limit, window: window * 1_000_000)
-      var reservations: [(one: RateLimiter.Reservation, keyed: RateLimiter.Reservation, id: Int)] = []
+      var models = Dictionary(uniqueKeysWithValues: keys.map { ($0, Model(limit: limit, window: window * 1_000_000)) })
+      var reservations: [(one: RateLimiter.Reservation, keyed: RateLimiter.Reservation, key: String, id: Int)] = []
       var now: Int64 = 0
       var log = ["seed \(seed): \(limit) per \(window) ms"]
       for _ in 0..<40 {
         let n = Int.random(in: 1...limit + 1, using: &generator)
         let step = Int.random(in: 0..<12, using: &generator)
-        log.append("\(now / 1_000_000) ms: step \(step), \(n)")
+        let key = keys.randomElement(using: &generator)!
+        let one = ones[key]!
+        var model = models[key]!
+        defer { models[key] = model }
+        log.append("\(now / 1_000_000) ms: \(key) step \(step), \(n)")
         switch step {
         case 0, 1:
           now += Int64.random(in: 0...700, using: &generator) * 1_000_000
@@ -164,36 +171,40 @@ import Testing
             let expected = model.tryAcquire(n, at: now)
             log.append("tryAcquire \(expected)")
             #expect(one.tryAcquire(n) == expected, "\(log)")
-            #expect(keyed.tryAcquire(n, for: "a") == expected, "\(log)")
+            #expect(keyed.tryAcquire(n, for: key) == expected, "\(log)")
           } else {
             log.append("bookings \(model.bookings.map { "\($0.time / 1_000_000):\($0.permits):\($0.id)" })")
             let expected = model.decide(n, at: now)
             log.append("decide \(expected)")
             #expect(Self.report(one.peek(n)) == expected, "\(log)")
-            #expect(Self.report(keyed.peek(n, for: "a")) == expected, "\(log)")
+            #expect(Self.report(keyed.peek(n, for: key)) == expected, "\(log)")
             #expect(Self.report(one.decide(n)) == expected, "\(log)")
-            #expect(Self.report(keyed.decide(n, for: "a")) == expected, "\(log)")
+            #expect(Self.report(keyed.decide(n, for: key)) == expected, "\(log)")
           }
         case 3, 4:
           let within = Bool.random(using: &generator) ? nil : Int64.random(in: 0...2_000, using: &generator)
           let expected = model.reserve(n, at: now, within: within.map { $0 * 1_000_000 })
           let maxDelay = within.map { Duration.milliseconds($0) }
-          let (first, second) = (one.reserve(n, within: maxDelay), keyed.reserve(n, for: "a", within: maxDelay))
+          let (first, second) = (one.reserve(n, within: maxDelay), keyed.reserve(n, for: key, within: maxDelay))
           log.append("within \(String(describing: within)): \(String(describing: expected?.time))")
           #expect(first.map { Nanoseconds.roundingUp($0.time) } == expected?.time, "\(log)")
           #expect(second.map { Nanoseconds.roundingUp($0.time) } == expected?.time, "\(log)")
-          if let first, let second, let expected { reservations.append((first, second, expected.id)) }
+          if let first, let second, let expected { reservations.append((first, second, key, expected.id)) }
         case 5:
           guard !reservations.isEmpty else { continue }
           let reservation = reservations[Int.random(in: 0..<reservations.count, using: &generator)]
-          log.append("cancel \(reservation.id)")
+          log.append("cancel \(reservation.key) \(reservation.id)")
           reservation.one.cancel()
           reservation.keyed.cancel()
-          model.cancel(reservation.id, at: now)
+          if reservation.key == key {
+            model.cancel(reservation.id, at: now)
+          } else {
+            models[reservation.key]!.cancel(reservation.id, at: now)
+          }
         case 6:
           let amount = Int.random(in: 0...2 * limit, using: &generator)
           log.append("charge \(amount)")
-          let reports = (Self.report(one.charge(amount)), Self.report(keyed.charge(amount, for: "a")))
+          let reports = (Self.report(one.charge(amount)), Self.report(keyed.charge(amount, for: key)))
           model.charge(amount, at: now)
           var expected = model.report(1, granted: true, at: now)
           expected.retryAfter = nil
@@ -201,33 +212,42 @@ import Testing
         case 7:
           let amount = Int.random(in: 0...2 * limit, using: &generator)
           log.append("refund \(amount)")
-          let reports = (Self.report(one.refund(amount)), Self.report(keyed.refund(amount, for: "a")))
+          let reports = (Self.report(one.refund(amount)), Self.report(keyed.refund(amount, for: key)))
           model.refund(amount, at: now)
           var expected = model.report(1, granted: true, at: now)
           expected.retryAfter = nil
           #expect(reports.0 == expected && reports.1 == expected, "\(log) \(reports) \(expected)")
         case 8:
           one.reset()
-          keyed.reset("a")
+          keyed.reset(key)
           model.reset(at: now)
         case 9 where Int.random(in: 0..<4, using: &generator) == 0:
           let newLimit = Int.random(in: 1...4, using: &generator)
           let newWindow = Int64.random(in: 1...4, using: &generator) * 250
           log.append("update \(newLimit) per \(newWindow) ms")
-          one.update(limit: newLimit, per: .milliseconds(newWindow))
+          for other in keys { ones[other]!.update(limit: newLimit, per: .milliseconds(newWindow)) }
           keyed.update(limit: newLimit, per: .milliseconds(newWindow))
           model.update(limit: newLimit, window: newWindow * 1_000_000, at: now)
+          for other in keys where other != key {
+            models[other]!.update(limit: newLimit, window: newWindow * 1_000_000, at: now)
+          }
         case 9:
           let duration = Int64.random(in: 0...1_500, using: &generator)
           log.append("block \(duration) ms")
           one.block(for: .milliseconds(duration))
-          keyed.block("a", for: .milliseconds(duration))
+          keyed.block(key, for: .milliseconds(duration))
           model.block(for: duration * 1_000_000, at: now)
         default:
           let expected = model.retryAfter(n, at: now).map { Duration.nanoseconds($0) }
           log.append("retryAfter \(String(describing: expected))")
           #expect(one.retryAfter(n) == expected, "\(log)")
-          #expect(keyed.retryAfter(n, for: "a") == expected, "\(log)")
+          #expect(keyed.retryAfter(n, for: key) == expected, "\(log)")
+          // The keys not at rest: a booking still in (now − T, ∞), or a block.
+          models[key] = model
+          let held = models.values.filter { model in
+            model.blockedUntil > now || model.bookings.contains { $0.time + model.window > now }
+          }
+          #expect(keyed.count == held.count, "\(log)")
         }
       }
     }
