@@ -1,0 +1,156 @@
+import Testing
+
+@testable import RateLimit
+
+/// SPEC 4.2's operations on a token bucket against ``BucketModel`` (Go's algorithm in plain integers) with the
+/// operations written from the SPEC's sentences, on random timelines (seeded; the seed is printed; set
+/// `RATELIMIT_TIMELINE_SEED` to replay one): `RateLimiter` and a key of `KeyedRateLimiter` give every answer the
+/// model gives, and `decide`, `peek`, `charge` and `refund` report what the SPEC defines (`remaining`: the most a
+/// `tryAcquire` would get now; `resetAfter`: until full with nothing booked at or after now; `effectiveWindow`:
+/// after taking `remaining`, the wait for one more).
+@Suite struct BucketOperationsModelTests {
+  static let timelines = 2_000
+
+  @Test func operationsMatchTheModel() {
+    let seed = TestEnvironment.integer("RATELIMIT_TIMELINE_SEED") ?? UInt64.random(in: 0...UInt64.max)
+    var generator = SeededGenerator(seed: seed)
+    for _ in 0..<Self.timelines {
+      let limit = Int64.random(in: 1...4, using: &generator)
+      let window: Int64 = [20, 1_000, 2_000].randomElement(using: &generator)!  // ms
+      let burst = Int.random(in: 1...4, using: &generator)
+      let clock = SettableClock()
+      let one = RateLimiter(limit: Int(limit), per: .milliseconds(window), burst: burst, clock: clock)
+      let keyed = KeyedRateLimiter<String>(limit: Int(limit), per: .milliseconds(window), burst: burst, clock: clock)
+      var model = BucketModel(limit: limit, window: window * 1_000_000, burst: burst)
+      var reservations: [(one: RateLimiter.Reservation, keyed: RateLimiter.Reservation, BucketModel.Booking)] = []
+      var now: Int64 = 0
+      var log = ["seed \(seed): \(limit) per \(window) ms, burst \(burst)"]
+      for _ in 0..<40 {
+        let n = Int.random(in: 1...burst + 1, using: &generator)
+        let step = Int.random(in: 0..<11, using: &generator)
+        log.append("\(now / 1_000_000) ms: step \(step), \(n)")
+        switch step {
+        case 0, 1:
+          now += Int64.random(in: 0...(window * 7 / 10), using: &generator) * 1_000_000
+          clock.now = .nanoseconds(now)
+        case 2:
+          let expected = model.decide(n, at: now)
+          log.append("decide \(expected)")
+          #expect(WindowOperationsModelTests.report(one.peek(n)) == expected, "\(log)")
+          #expect(WindowOperationsModelTests.report(keyed.peek(n, for: "a")) == expected, "\(log)")
+          #expect(WindowOperationsModelTests.report(one.decide(n)) == expected, "\(log)")
+          #expect(WindowOperationsModelTests.report(keyed.decide(n, for: "a")) == expected, "\(log)")
+        case 3, 4:
+          let within = Bool.random(using: &generator) ? nil : Int64.random(in: 0...2_000, using: &generator)
+          let expected = model.reserve(n, at: now, within: within.map { $0 * 1_000_000 }, listed: true)
+          let maxDelay = within.map { Duration.milliseconds($0) }
+          let (first, second) = (one.reserve(n, within: maxDelay), keyed.reserve(n, for: "a", within: maxDelay))
+          log.append("within \(String(describing: within)): \(String(describing: expected?.time))")
+          #expect(first.map { Nanoseconds.roundingUp($0.time) } == expected?.time, "\(log)")
+          #expect(second.map { Nanoseconds.roundingUp($0.time) } == expected?.time, "\(log)")
+          if let first, let second, let expected { reservations.append((first, second, expected)) }
+        case 5:
+          guard !reservations.isEmpty else { continue }
+          let reservation = reservations[Int.random(in: 0..<reservations.count, using: &generator)]
+          log.append("cancel \(reservation.2.id)")
+          reservation.one.cancel()
+          reservation.keyed.cancel()
+          model.cancel(reservation.2, at: now)
+        case 6, 7:
+          let amount = Int.random(in: 0...2 * burst, using: &generator)
+          let charging = step == 6
+          log.append("\(charging ? "charge" : "refund") \(amount)")
+          let reports =
+            charging
+            ? (one.charge(amount), keyed.charge(amount, for: "a"))
+            : (one.refund(amount), keyed.refund(amount, for: "a"))
+          if charging { model.charge(amount, at: now) } else { model.refund(amount, at: now) }
+          var expected = model.report(1, granted: true, at: now)
+          expected.retryAfter = nil
+          let got = (WindowOperationsModelTests.report(reports.0), WindowOperationsModelTests.report(reports.1))
+          #expect(got.0 == expected && got.1 == expected, "\(log) \(got) \(expected)")
+        case 8:
+          one.reset()
+          keyed.reset("a")
+          model.reset(at: now)
+        default:
+          let expected = model.retryAfter(n, at: now).map { Duration.nanoseconds($0) }
+          log.append("retryAfter \(String(describing: expected))")
+          #expect(one.retryAfter(n) == expected, "\(log)")
+          #expect(keyed.retryAfter(n, for: "a") == expected, "\(log)")
+        }
+      }
+    }
+    print("BucketOperationsModelTests: \(Self.timelines) timelines, seed \(seed)")
+  }
+}
+
+/// SPEC 4.2's operations and `decide`'s report on ``BucketModel``.
+extension BucketModel {
+  var full: Int64 { Int64(burst) * window }
+
+  /// Bookings not yet granted, and not cancelled.
+  func ahead(of now: Int64) -> [Booking] {
+    live.filter { $0.time > now && !cancelled.contains($0.id) }
+  }
+
+  /// `retryAfter(n)`: the delay `reserve(n)` would give now.
+  func retryAfter(_ n: Int, at now: Int64) -> Int64? {
+    var copy = self
+    return copy.reserve(n, at: now, within: nil, listed: true).map { $0.time - now }
+  }
+
+  mutating func tryAcquire(_ n: Int, at now: Int64) -> Bool {
+    reserve(n, at: now, within: 0, listed: false) != nil
+  }
+
+  mutating func decide(_ n: Int, at now: Int64) -> WindowOperationsModelTests.Model.Report {
+    let granted = tryAcquire(n, at: now)
+    return report(n, granted: granted, at: now)
+  }
+
+  /// Takes `n` at now whatever the limit: the credit goes below zero.
+  mutating func charge(_ n: Int, at now: Int64) {
+    guard n > 0 else { return }
+    tokens = advance(now) - Int64(n) * window
+    last = now
+  }
+
+  /// Up to `n` back, never above a full bucket less the permits booked ahead.
+  mutating func refund(_ n: Int, at now: Int64) {
+    guard n > 0 else { return }
+    let ceiling = full - Int64(ahead(of: now).map(\.permits).reduce(0, +)) * window
+    let current = advance(now)
+    let raised = min(current + Int64(n) * window, ceiling)
+    guard current < raised else { return }
+    tokens = raised
+    last = now
+  }
+
+  /// A full bucket less the bookings ahead; what was booked at or before now is forgotten (cancelling it gives
+  /// nothing back).
+  mutating func reset(at now: Int64) {
+    for booking in live where booking.time <= now { cancelled.insert(booking.id) }
+    let ahead = ahead(of: now)
+    tokens = full - Int64(ahead.map(\.permits).reduce(0, +)) * window
+    last = now
+    if ahead.isEmpty { lastEvent = .min }
+  }
+
+  func report(_ n: Int, granted: Bool, at now: Int64) -> WindowOperationsModelTests.Model.Report {
+    let remaining = (0...burst).last { p in
+      var copy = self
+      return p == 0 || copy.tryAcquire(p, at: now)
+    }!
+    // At rest once full, with nothing booked at or after now.
+    let credit = advance(now)
+    var rest = credit >= full ? now : now + (full - credit + limit - 1) / limit
+    let latest = live.filter { $0.time >= now && !cancelled.contains($0.id) }.map(\.time).max()
+    if let latest { rest = max(rest, latest + 1) }
+    var copy = self
+    if remaining > 0 { _ = copy.tryAcquire(remaining, at: now) }
+    return WindowOperationsModelTests.Model.Report(
+      isGranted: granted, remaining: remaining, resetAfter: rest - now,
+      retryAfter: granted ? nil : retryAfter(n, at: now), effectiveWindow: copy.retryAfter(1, at: now)!)
+  }
+}
