@@ -7,7 +7,8 @@ import Testing
 /// `RATELIMIT_TIMELINE_SEED` to replay one): `RateLimiter` and a key of `KeyedRateLimiter` give every answer the
 /// model gives, and `decide`, `peek`, `charge` and `refund` report what the SPEC defines (`remaining`: the most a
 /// `tryAcquire` would get now; `resetAfter`: until full with nothing booked at or after now; `effectiveWindow`:
-/// after taking `remaining`, the wait for one more).
+/// after taking `remaining`, the wait for one more), blocks included (a booking made during a block is made as
+/// at its end, and the bucket then counts from there).
 @Suite struct BucketOperationsModelTests {
   static let timelines = 2_000
 
@@ -27,7 +28,7 @@ import Testing
       var log = ["seed \(seed): \(limit) per \(window) ms, burst \(burst)"]
       for _ in 0..<40 {
         let n = Int.random(in: 1...burst + 1, using: &generator)
-        let step = Int.random(in: 0..<11, using: &generator)
+        let step = Int.random(in: 0..<12, using: &generator)
         log.append("\(now / 1_000_000) ms: step \(step), \(n)")
         switch step {
         case 0, 1:
@@ -42,7 +43,7 @@ import Testing
           #expect(WindowOperationsModelTests.report(keyed.decide(n, for: "a")) == expected, "\(log)")
         case 3, 4:
           let within = Bool.random(using: &generator) ? nil : Int64.random(in: 0...2_000, using: &generator)
-          let expected = model.reserve(n, at: now, within: within.map { $0 * 1_000_000 }, listed: true)
+          let expected = model.book(n, at: now, within: within.map { $0 * 1_000_000 })
           let maxDelay = within.map { Duration.milliseconds($0) }
           let (first, second) = (one.reserve(n, within: maxDelay), keyed.reserve(n, for: "a", within: maxDelay))
           log.append("within \(String(describing: within)): \(String(describing: expected?.time))")
@@ -55,7 +56,7 @@ import Testing
           log.append("cancel \(reservation.2.id)")
           reservation.one.cancel()
           reservation.keyed.cancel()
-          model.cancel(reservation.2, at: now)
+          model.cancelDuringBlock(reservation.2, at: now)
         case 6, 7:
           let amount = Int.random(in: 0...2 * burst, using: &generator)
           let charging = step == 6
@@ -73,6 +74,12 @@ import Testing
           one.reset()
           keyed.reset("a")
           model.reset(at: now)
+        case 9 where Bool.random(using: &generator):
+          let duration = Int64.random(in: 0...(window * 2), using: &generator)
+          log.append("block \(duration) ms")
+          one.block(for: .milliseconds(duration))
+          keyed.block("a", for: .milliseconds(duration))
+          model.block(for: duration * 1_000_000, at: now)
         default:
           let expected = model.retryAfter(n, at: now).map { Duration.nanoseconds($0) }
           log.append("retryAfter \(String(describing: expected))")
@@ -94,14 +101,44 @@ extension BucketModel {
     live.filter { $0.time > now && !cancelled.contains($0.id) }
   }
 
+  /// `reserve(n)` now: during a block, as the same request made at its end, within `maxDelay` of now.
+  mutating func book(_ n: Int, at now: Int64, within: Int64?) -> Booking? {
+    let start = max(now, blockedUntil)
+    if let within, start > now + within { return nil }
+    return reserve(n, at: start, within: within.map { now + $0 - start }, listed: true)
+  }
+
   /// `retryAfter(n)`: the delay `reserve(n)` would give now.
   func retryAfter(_ n: Int, at now: Int64) -> Int64? {
     var copy = self
-    return copy.reserve(n, at: now, within: nil, listed: true).map { $0.time - now }
+    return copy.book(n, at: now, within: nil).map { $0.time - now }
   }
 
   mutating func tryAcquire(_ n: Int, at now: Int64) -> Bool {
-    reserve(n, at: now, within: 0, listed: false) != nil
+    guard now >= blockedUntil else { return false }
+    return reserve(n, at: now, within: 0, listed: false) != nil
+  }
+
+  /// Refuses until `now + duration`; a block that ends earlier changes nothing.
+  mutating func block(for duration: Int64, at now: Int64) {
+    if duration > 0 { blockedUntil = max(blockedUntil, now + duration) }
+  }
+
+  /// `cancel()` during a block: a bucket that a booking made during it brought up to the block's end takes the
+  /// credit back there (SPEC 4.2 leaves the instant open; the core's choice, as PostgreSQL's).
+  mutating func cancelDuringBlock(_ booking: Booking, at now: Int64) {
+    guard now < blockedUntil, last > now else { return cancel(booking, at: now) }
+    guard now <= booking.time, !cancelled.contains(booking.id) else { return }
+    let instant = max(now, min(last, blockedUntil))
+    cancelled.insert(booking.id)
+    let restore = Int64(booking.permits) * window - (lastEvent - booking.time) * limit
+    guard restore > 0 else { return }
+    tokens = min(full, advance(instant) + restore)
+    last = instant
+    if booking.time == lastEvent {
+      let previous = booking.time - Int64(booking.permits) * window / limit
+      if previous >= instant { lastEvent = previous }
+    }
   }
 
   mutating func decide(_ n: Int, at now: Int64) -> WindowOperationsModelTests.Model.Report {
@@ -109,22 +146,25 @@ extension BucketModel {
     return report(n, granted: granted, at: now)
   }
 
-  /// Takes `n` at now whatever the limit: the credit goes below zero.
+  /// Takes `n` at now whatever the limit: the credit goes below zero. At the bucket's `last` if later (a
+  /// booking made during a block counted the credit up to the block's end).
   mutating func charge(_ n: Int, at now: Int64) {
     guard n > 0 else { return }
-    tokens = advance(now) - Int64(n) * window
-    last = now
+    let instant = max(now, last)
+    tokens = advance(instant) - Int64(n) * window
+    last = instant
   }
 
   /// Up to `n` back, never above a full bucket less the permits booked ahead.
   mutating func refund(_ n: Int, at now: Int64) {
     guard n > 0 else { return }
+    let instant = max(now, last)
     let ceiling = full - Int64(ahead(of: now).map(\.permits).reduce(0, +)) * window
-    let current = advance(now)
+    let current = advance(instant)
     let raised = min(current + Int64(n) * window, ceiling)
     guard current < raised else { return }
     tokens = raised
-    last = now
+    last = instant
   }
 
   /// A full bucket less the bookings ahead; what was booked at or before now is forgotten (cancelling it gives
@@ -135,6 +175,7 @@ extension BucketModel {
     tokens = full - Int64(ahead.map(\.permits).reduce(0, +)) * window
     last = now
     if ahead.isEmpty { lastEvent = .min }
+    blockedUntil = .min
   }
 
   func report(_ n: Int, granted: Bool, at now: Int64) -> WindowOperationsModelTests.Model.Report {
@@ -142,11 +183,14 @@ extension BucketModel {
       var copy = self
       return p == 0 || copy.tryAcquire(p, at: now)
     }!
-    // At rest once full, with nothing booked at or after now.
-    let credit = advance(now)
-    var rest = credit >= full ? now : now + (full - credit + limit - 1) / limit
+    // At rest once full, with nothing booked at or after now, and not before a block ends (counted from
+    // there: a booking made during the block counted the credit up to its end).
+    let from = now < blockedUntil ? blockedUntil : now
+    let credit = advance(from)
+    var rest = credit >= full ? from : from + (full - credit + limit - 1) / limit
     let latest = live.filter { $0.time >= now && !cancelled.contains($0.id) }.map(\.time).max()
     if let latest { rest = max(rest, latest + 1) }
+    rest = max(rest, blockedUntil)
     var copy = self
     if remaining > 0 { _ = copy.tryAcquire(remaining, at: now) }
     return WindowOperationsModelTests.Model.Report(

@@ -214,6 +214,8 @@ struct BucketModel {
   var live: [Booking] = []
   var cancelled: Set<Int> = []
   var nextID = 0
+  /// SPEC 4.2's block (BucketOperationsModelTests).
+  var blockedUntil: Int64 = .min
 
   init(limit: Int64, window: Int64, burst: Int) {
     self.limit = limit
