@@ -34,7 +34,10 @@
         }
       }
       if permits > capacity {
-        return _UndoableDecision(try await reportWithoutBooking(permits, key: keyBytes), undo: nil)
+        let report = try await reportWithoutBooking(permits, key: keyBytes)
+        // That read brought this limiter under the name's stored rule: if another process's `update` raised the
+        // capacity, the request is decided as usual (4.2 reported it granted, with nothing booked).
+        if permits > capacity { return _UndoableDecision(report, undo: nil) }
       }
       // A local refusal knows the wait for one permit only: a larger request goes to the database.
       if permits == 1, let refused = localRefusal(for: keyBytes) { return _UndoableDecision(refused, undo: nil) }

@@ -35,15 +35,22 @@
       if permits > capacity { return try await operated { try await reportWithoutBooking(permits, key: keyBytes) } }
       let burst = self.burst.map(Int64.init)
       let query: PostgresQuery = """
-        SELECT o_booked, o_time, o_now, o_remaining, o_rest_at, o_effective FROM ratelimit_peek_v1(\
+        SELECT o_booked, o_time, o_now, o_remaining, o_rest_at, o_effective, \
+        (SELECT lim FROM ratelimit_names WHERE name = \(nameBytes)), \
+        (SELECT win FROM ratelimit_names WHERE name = \(nameBytes)), \
+        (SELECT burst FROM ratelimit_names WHERE name = \(nameBytes)) \
+        FROM ratelimit_peek_v1(\
         \(nameBytes), \(keyBytes), \(Int64(limit)), \(windowNanoseconds), \(burst), \(Int64(permits)), \
         \(nowSent), \(lockTimeout))
         """
       let row = try await operated {
         try await prepareIfNeeded()
-        return try await runRow(query, as: (Bool, Int64, Int64, Int64, Int64, Int64).self)
+        return try await runRow(query, as: (Bool, Int64, Int64, Int64, Int64, Int64, Int64?, Int64?, Int64?).self)
       }
-      guard let (booked, time, now, remaining, restAt, effective) = row else { throw NoRow() }
+      guard let (booked, time, now, remaining, restAt, effective, limit, window, burst) = row else { throw NoRow() }
+      // The name's stored rule, read in the same statement: the report follows it, as a decision's does (another
+      // process's `update`); 4.2 reported this limiter's own parameters until its next decision.
+      adopt(StoredRule(limit: limit, window: window, burst: burst))
       return report(
         Decision(
           time: time, now: now, id: -1, booked: booked, remaining: remaining, restAt: restAt, effective: effective))
@@ -164,17 +171,23 @@
       if isUnlimited && ![.block, .penalise, .reset].contains(operation) { return (unlimitedDecision(1), 0) }
       let burst = self.burst.map(Int64.init)
       let query: PostgresQuery = """
-        SELECT o_time, o_now, o_remaining, o_rest_at, o_effective FROM ratelimit_operate_v1(\
+        SELECT o_time, o_now, o_remaining, o_rest_at, o_effective, \
+        (SELECT lim FROM ratelimit_names WHERE name = \(nameBytes)), \
+        (SELECT win FROM ratelimit_names WHERE name = \(nameBytes)), \
+        (SELECT burst FROM ratelimit_names WHERE name = \(nameBytes)) \
+        FROM ratelimit_operate_v1(\
         \(nameBytes), \(keyBytes), \(Int64(limit)), \(windowNanoseconds), \(burst), \(operation.rawValue), \
         \(amount), \(nowSent), \(lockTimeout))
         """
       let row = try await operated {
         try await prepareIfNeeded()
-        return try await runRow(query, as: (Int64, Int64, Int64, Int64, Int64).self)
+        return try await runRow(query, as: (Int64, Int64, Int64, Int64, Int64, Int64?, Int64?, Int64?).self)
       }
       // This process's refusal of the key may end earlier now (SPEC 4.2, "Local refusals").
       localRefusals?.forget(keyBytes)
-      guard let (time, now, remaining, restAt, effective) = row else { throw NoRow() }
+      guard let (time, now, remaining, restAt, effective, limit, window, burst) = row else { throw NoRow() }
+      // The name's stored rule, read in the same statement (as `peek`'s).
+      adopt(StoredRule(limit: limit, window: window, burst: burst))
       var after = report(
         Decision(
           time: time, now: now, id: -1, booked: false, remaining: remaining, restAt: restAt, effective: effective))

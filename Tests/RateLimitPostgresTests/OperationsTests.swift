@@ -27,13 +27,27 @@
     /// burst, where Go's keeps the credit), so only such cancels are played on a bucket.
     @Test(arguments: [false, true], [false, true])
     func randomTimelinesAnswerAsKeyedRateLimiter(bucket: Bool, reservations: Bool) async throws {
-      try await Self.playTimelines(bucket: bucket, reservations: reservations)
+      _ = try await TestDatabase.withClient { client in
+        try await Self.playTimelines(bucket: bucket, reservations: reservations, clients: [client])
+      }
     }
 
-    static func playTimelines(bucket: Bool, reservations: Bool) async throws {
+    /// The same timelines on two limiters of one name, each on a client of its own (two processes), each
+    /// operation on either: the answers of one `KeyedRateLimiter`. Without local refusals, which may answer
+    /// from what this process saw (SPEC: another process's refusal ends at its instant at the latest).
+    @Test(arguments: [false, true])
+    func randomTimelinesOfTwoProcessesAnswerAsOneKeyedRateLimiter(bucket: Bool) async throws {
+      _ = try await TestDatabase.withClient { first in
+        try await TestDatabase.withClient { second in
+          try await Self.playTimelines(bucket: bucket, reservations: true, clients: [first, second])
+        }
+      }
+    }
+
+    static func playTimelines(bucket: Bool, reservations: Bool, clients: [PostgresClient]) async throws {
       let replayed = ProcessInfo.processInfo.environment["RATELIMIT_TIMELINE_SEED"].flatMap { UInt64($0) }
       let seed = replayed ?? UInt64.random(in: 0...UInt64.max)
-      _ = try await TestDatabase.withClient { client in
+      do {
         var random = SeededGenerator(seed: seed)
         var operations = 0
         for _ in 0..<24 {
@@ -42,15 +56,18 @@
           let window = Duration.seconds(Int.random(in: 1...5, using: &random))
           let clock = ManualClock()
           let name = TestDatabase.uniqueName()
-          let shared =
+          let limiters = clients.map { client in
             bucket
-            ? PostgresRateLimiter(
-              client: client, name: name, limit: limit, per: window, burst: burst, time: .clock(clock),
-              timeout: TestDatabase.timeout)
-            : PostgresRateLimiter(
-              client: client, name: name, limit: limit, per: window, time: .clock(clock),
-              timeout: TestDatabase.timeout)
-          try await shared.prepare()
+              ? PostgresRateLimiter(
+                client: client, name: name, limit: limit, per: window, burst: burst, time: .clock(clock),
+                timeout: TestDatabase.timeout, localRefusals: clients.count == 1)
+              : PostgresRateLimiter(
+                client: client, name: name, limit: limit, per: window, time: .clock(clock),
+                timeout: TestDatabase.timeout, localRefusals: clients.count == 1)
+          }
+          // Every process prepares when it starts (a limiter first used after another's update, with parameters
+          // the name no longer has, is refused as one made later would be).
+          for limiter in limiters { try await limiter.prepare() }
           let local =
             bucket
             ? KeyedRateLimiter<String>(limit: limit, per: window, burst: burst, clock: clock)
@@ -63,12 +80,16 @@
           var latestGrant: [String: Int] = [:]
           for _ in 0..<30 {
             let key = ["a", "b", "c"].randomElement(using: &random)!
+            let process = clients.count == 1 ? 0 : Int.random(in: 0..<clients.count, using: &random)
+            let shared = limiters[process]
             let capacity = local.burst ?? local.limit
-            let permits = Int.random(in: 1...capacity, using: &random)
+            // Within this process's capacity too: a process that has not decided since another's update is
+            // refused above its own until its next decision reads the stored rule (no round trip for it).
+            let permits = Int.random(in: 1...min(capacity, shared.burst ?? shared.limit), using: &random)
             let amount = Int.random(in: 0...(2 * capacity), using: &random)
             var operation = Int.random(in: 0..<12, using: &random)
             if !reservations && (7...8).contains(operation) { operation = 11 }
-            log.append("\(clock.now) \(key) op \(operation) permits \(permits) amount \(amount)")
+            log.append("\(clock.now) \(key) op \(operation) permits \(permits) amount \(amount) process \(process)")
             switch operation {
             case 0:
               let expected = local.decide(permits, for: key)
@@ -149,8 +170,10 @@
           }
           for key in ["a", "b", "c"] {
             let expected = local.peek(1, for: key)
-            let answer = try await shared.peek(1, for: key)
-            #expect(answer == expected, "\(log) final \(key): \(expected) / \(answer)")
+            for shared in limiters {
+              let answer = try await shared.peek(1, for: key)
+              #expect(answer == expected, "\(log) final \(key): \(expected) / \(answer)")
+            }
           }
         }
         #expect(operations == 720)
@@ -162,6 +185,31 @@
       let shared: PostgresRateLimiter.Reservation
       let key: String
       let grant: Int
+    }
+
+    /// A request above a process's capacity that another process's `update` raised: the decision reads the
+    /// stored rule and decides by it. 4.2 reported it granted and booked nothing (a grant no one paid for).
+    @Test func aDecisionAboveAStaleCapacityIsDecidedByTheStoredRule() async throws {
+      _ = try await TestDatabase.withClient { first in
+        _ = try await TestDatabase.withClient { second in
+          let clock = ManualClock()
+          let name = TestDatabase.uniqueName()
+          let a = PostgresRateLimiter(
+            client: first, name: name, limit: 1, per: .seconds(10), burst: 1, time: .clock(clock),
+            timeout: TestDatabase.timeout)
+          let b = PostgresRateLimiter(
+            client: second, name: name, limit: 1, per: .seconds(10), burst: 1, time: .clock(clock),
+            timeout: TestDatabase.timeout)
+          try await a.prepare()
+          try await b.prepare()
+          try await a.update(limit: 1, per: .seconds(10), burst: 3)
+          let decided = try await b.decide(3, for: "k")
+          #expect(decided.isGranted && decided.remaining == 0 && b.burst == 3)
+          // The three permits were taken: nothing is left for either process.
+          #expect(try await a.peek(1, for: "k").isGranted == false)
+          #expect(try await b.retryAfter(1, for: "k") == .seconds(10))
+        }
+      }
     }
 
     /// A login flow: five failures, the sixth refused; `reset`; the next granted. A peek writes no row.

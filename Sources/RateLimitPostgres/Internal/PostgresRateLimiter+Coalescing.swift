@@ -177,7 +177,8 @@
     func adopt(_ stored: StoredRule) {
       guard let limit = stored.limit, let window = stored.window, window > 0 else { return }
       let current = door.parameters
-      if Int64(current.limit) == limit, wholeNanoseconds(current.window, roundingUp: true) == window,
+      // As the database stores this limiter's rule: a zero window as 1 ns (`checked`), so that it stays zero.
+      if Int64(current.limit) == limit, max(1, wholeNanoseconds(current.window, roundingUp: true)) == window,
         current.burst.map(Int64.init) == stored.burst
       {
         return
