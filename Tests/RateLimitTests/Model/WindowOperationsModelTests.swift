@@ -201,19 +201,15 @@ import Testing
           } else {
             models[reservation.key]!.cancel(reservation.id, at: now)
           }
-        case 6:
+        case 6, 7:
           let amount = Int.random(in: 0...2 * limit, using: &generator)
-          log.append("charge \(amount)")
-          let reports = (Self.report(one.charge(amount)), Self.report(keyed.charge(amount, for: key)))
-          model.charge(amount, at: now)
-          var expected = model.report(1, granted: true, at: now)
-          expected.retryAfter = nil
-          #expect(reports.0 == expected && reports.1 == expected, "\(log) \(reports) \(expected)")
-        case 7:
-          let amount = Int.random(in: 0...2 * limit, using: &generator)
-          log.append("refund \(amount)")
-          let reports = (Self.report(one.refund(amount)), Self.report(keyed.refund(amount, for: key)))
-          model.refund(amount, at: now)
+          let charging = step == 6
+          log.append("\(charging ? "charge" : "refund") \(amount)")
+          let reports =
+            charging
+            ? (Self.report(one.charge(amount)), Self.report(keyed.charge(amount, for: key)))
+            : (Self.report(one.refund(amount)), Self.report(keyed.refund(amount, for: key)))
+          if charging { model.charge(amount, at: now) } else { model.refund(amount, at: now) }
           var expected = model.report(1, granted: true, at: now)
           expected.retryAfter = nil
           #expect(reports.0 == expected && reports.1 == expected, "\(log) \(reports) \(expected)")
