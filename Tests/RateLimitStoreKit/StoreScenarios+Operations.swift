@@ -124,6 +124,14 @@ extension StoreScenario {
         .cancel(booking: 2), .retryAfter(1, .seconds(10)), .tryAcquire(1, false), .count(1),
       ]),
     StoreScenario(
+      "a booking an update forgot keeps no key from rest once the booking ahead is cancelled (window)",
+      .window(limit: 1, per: .seconds(10)),
+      [
+        .tryAcquire(1, true), .reserve(1, Booked(at: .seconds(10), delay: .seconds(10))), .advance(.seconds(5)),
+        .update(.window(limit: 1, per: .seconds(2))), .update(.window(limit: 1, per: .seconds(20))),
+        .cancel(booking: 0), .count(0), .tryAcquire(1, true),
+      ]),
+    StoreScenario(
       "a bucket's debt is paid at the refill rate", .bucket(limit: 10, per: .seconds(60), burst: 10),
       [
         .charge(25, .granted(remaining: 0, resetAfter: .seconds(150))), .retryAfter(1, .seconds(96)),

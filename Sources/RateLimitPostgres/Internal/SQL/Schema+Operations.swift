@@ -221,7 +221,9 @@
                   r.cum := ARRAY(SELECT sum(p) OVER (ORDER BY i)
                       FROM unnest(r.permits) WITH ORDINALITY AS u(p, i) ORDER BY i);
                   n := coalesce(array_length(r.times, 1), 0);
-                  r.rest_at := CASE WHEN n > 0 THEN least(r.times[n]::numeric + p_window, big)::bigint ELSE small END;
+                  -- Release 12: a booking an update forgot (at or before the floor) keeps no key from rest.
+                  r.rest_at := CASE WHEN n > 0 AND r.times[n] > floor_
+                      THEN least(r.times[n]::numeric + p_window, big)::bigint ELSE small END;
               ELSE
                   n := coalesce(array_length(r.times, 1), 0);
                   r.rest_at := greatest(

@@ -55,7 +55,7 @@
           SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
           IF NOT FOUND THEN RETURN; END IF;
           -- Release 11: the key under the name's stored rule first (every update since it was written).
-          SELECT lim, win, burst, version INTO stored FROM ratelimit_names WHERE name = p_name;
+          SELECT lim, win, burst, version, floor_at INTO stored FROM ratelimit_names WHERE name = p_name;
           IF FOUND AND stored.win > 0 THEN
               p_limit := stored.lim;
               p_window := stored.win;
@@ -100,7 +100,9 @@
               n := n - 1;
           END IF;
           IF p_burst IS NULL THEN
-              r.rest_at := CASE WHEN n = 0 THEN small ELSE least(r.times[n]::numeric + p_window, big)::bigint END;
+              -- Release 12: a booking an update forgot (at or before the name's floor) keeps no key from rest.
+              r.rest_at := CASE WHEN n = 0 OR r.times[n] <= coalesce(stored.floor_at, small) THEN small
+                  ELSE least(r.times[n]::numeric + p_window, big)::bigint END;
           ELSE
               full_credit := p_burst::numeric * p_window;
               r.rest_at := greatest(

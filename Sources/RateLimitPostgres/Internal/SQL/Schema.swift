@@ -38,7 +38,9 @@
     /// (`ratelimit_settle_v1`; `Schema+Operations.swift`).
     /// Release 12 (4.2) changes what `ratelimit_cancel_v4` leaves when it gives a token bucket's latest booking
     /// back during a block (the bucket stays at the block's end, as in the core), and a booking made during a
-    /// block no longer forgets the bookings still ahead (`ratelimit_decide_v4`).
+    /// block no longer forgets the bookings still ahead (`ratelimit_decide_v4`), and a sliding window's key whose
+    /// last booking an update forgot is at rest after a cancel or an operation (`ratelimit_cancel_v4`,
+    /// `ratelimit_operate_v1`).
     static let version = 12
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
