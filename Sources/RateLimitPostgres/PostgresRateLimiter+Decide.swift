@@ -211,7 +211,9 @@
         for (limiter, part) in zip(limiters, parts) {
           decisions.append(
             limiter.isUnlimited
-              ? try await limiter.operated { try await limiter.unlimitedDecision(part.permits, key: keyBytes) }
+              ? try await limiter.throwingUnavailable {
+                try await limiter.unlimitedDecision(part.permits, key: keyBytes)
+              }
               : try await limiter.reportWithoutBooking(part.permits, key: keyBytes))
         }
         return decisions

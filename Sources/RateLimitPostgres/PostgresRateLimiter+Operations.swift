@@ -31,29 +31,22 @@
     public func peek(_ permits: Int = 1, for key: String) async throws -> RateLimitDecision {
       door.check(permits)
       let keyBytes = try Self.keyBytes(key)
-      if isUnlimited { return try await operated { try await unlimitedDecision(permits, key: keyBytes) } }
-      if permits > capacity { return try await operated { try await reportWithoutBooking(permits, key: keyBytes) } }
-      let burst = self.burst.map(Int64.init)
-      let query: PostgresQuery = """
-        SELECT o_booked, o_time, o_now, o_remaining, o_rest_at, o_effective, \
-        (SELECT lim FROM ratelimit_names WHERE name = \(nameBytes)), \
-        (SELECT win FROM ratelimit_names WHERE name = \(nameBytes)), \
-        (SELECT burst FROM ratelimit_names WHERE name = \(nameBytes)) \
-        FROM ratelimit_peek_v1(\
-        \(nameBytes), \(keyBytes), \(Int64(limit)), \(windowNanoseconds), \(burst), \(Int64(permits)), \
-        \(nowSent), \(lockTimeout))
-        """
-      let row = try await operated {
-        try await prepareIfNeeded()
-        return try await runRow(query, as: (Bool, Int64, Int64, Int64, Int64, Int64, Int64?, Int64?, Int64?).self)
+      if isUnlimited {
+        return try await throwingUnavailable { try await unlimitedDecision(permits, key: keyBytes) }
       }
-      guard let (booked, time, now, remaining, restAt, effective, limit, window, burst) = row else { throw NoRow() }
+      if permits > capacity {
+        return try await throwingUnavailable { try await reportWithoutBooking(permits, key: keyBytes) }
+      }
+      let statement = PeekStatement(
+        key: keyArguments(keyBytes), permits: Int64(permits), now: nowSent, lockTimeout: lockTimeout)
+      let (wouldBook, after) = try await throwingUnavailable {
+        try await prepareIfNeeded()
+        return try await firstRow(of: statement)
+      }
       // The name's stored rule, read in the same statement: the report follows it, as a decision's does (another
       // process's `update`); 4.2 reported this limiter's own parameters until its next decision.
-      adopt(StoredRule(limit: limit, window: window, burst: burst))
-      return report(
-        Decision(
-          time: time, now: now, id: -1, booked: booked, remaining: remaining, restAt: restAt, effective: effective))
+      adopt(after.stored)
+      return report(Decision(after, booked: wouldBook))
     }
 
     /// Takes `permits` now whatever the limit (a cost known only afterwards): the key may go into debt, paid
@@ -131,7 +124,7 @@
       if isUnlimited {
         fatalError("PostgresRateLimiter.update: a limiter made with window .zero stores no rule to update")
       }
-      try await operated { try await prepareIfNeeded() }
+      try await throwingUnavailable { try await prepareIfNeeded() }
       let before = door.parameters
       door.update(limit: limit, window: window, burst: burst)
       let query: PostgresQuery = """
@@ -140,7 +133,7 @@
         \(nowSent), \(lockTimeout))
         """
       do {
-        _ = try await operated { try await run(query, as: Int32.self) }
+        _ = try await throwingUnavailable { try await run(query, as: Int32.self) }
       } catch {
         door.adopt(before)  // the stored rule did not change
         throw error
@@ -169,39 +162,20 @@
       let keyBytes = try Self.keyBytes(key)
       // With no limiting only a block is stored, so only what sets or lifts one goes to the database.
       if isUnlimited && ![.block, .penalise, .reset].contains(operation) { return (unlimitedDecision(1), 0) }
-      let burst = self.burst.map(Int64.init)
-      let query: PostgresQuery = """
-        SELECT o_time, o_now, o_remaining, o_rest_at, o_effective, \
-        (SELECT lim FROM ratelimit_names WHERE name = \(nameBytes)), \
-        (SELECT win FROM ratelimit_names WHERE name = \(nameBytes)), \
-        (SELECT burst FROM ratelimit_names WHERE name = \(nameBytes)) \
-        FROM ratelimit_operate_v1(\
-        \(nameBytes), \(keyBytes), \(Int64(limit)), \(windowNanoseconds), \(burst), \(operation.rawValue), \
-        \(amount), \(nowSent), \(lockTimeout))
-        """
-      let row = try await operated {
+      let statement = OperateStatement(
+        key: keyArguments(keyBytes), operation: operation.rawValue, amount: amount, now: nowSent,
+        lockTimeout: lockTimeout)
+      let after = try await throwingUnavailable {
         try await prepareIfNeeded()
-        return try await runRow(query, as: (Int64, Int64, Int64, Int64, Int64, Int64?, Int64?, Int64?).self)
+        return try await firstRow(of: statement)
       }
       // This process's refusal of the key may end earlier now (SPEC 4.2, "Local refusals").
       localRefusals?.forget(keyBytes)
-      guard let (time, now, remaining, restAt, effective, limit, window, burst) = row else { throw NoRow() }
       // The name's stored rule, read in the same statement (as `peek`'s).
-      adopt(StoredRule(limit: limit, window: window, burst: burst))
-      var after = report(
-        Decision(
-          time: time, now: now, id: -1, booked: false, remaining: remaining, restAt: restAt, effective: effective))
-      (after.isGranted, after.retryAfter) = (true, nil)
-      return (after, max(0, time &- now))
-    }
-
-    /// Runs `body`, an operation's round trip: "unavailable" is thrown as the public error.
-    func operated<Result>(_ body: () async throws -> Result) async throws -> Result {
-      do {
-        return try await body()
-      } catch let error as Unavailable {
-        throw error.error
-      }
+      adopt(after.stored)
+      var granted = report(Decision(after, booked: false))
+      (granted.isGranted, granted.retryAfter) = (true, nil)
+      return (granted, max(0, after.time &- after.now))
     }
   }
 
@@ -226,25 +200,21 @@
         return _UndoableDecision(try await penalised(key, amount, permits: permits) ?? made.decision, undo: nil)
       }
       let id = Int64.random(in: (1 << 62)...Int64.max)
-      let burst = self.burst.map(Int64.init)
       do {
         try await prepareIfNeeded()
         let sent = localClock.now
-        let query: PostgresQuery = """
-          SELECT o_time, o_now, o_id, o_booked, o_remaining, o_rest_at, o_effective FROM \
-          ratelimit_decide_penalising_v1(\(nameBytes), \(keyBytes), \(Int64(limit)), \(windowNanoseconds), \(burst), \
-          \(Int64(permits)), \(nowSent), \(lockTimeout), \(id), \(amount))
-          """
-        let row = try await runRow(
-          query, as: (Int64, Int64, Int64?, Bool, Int64, Int64, Int64).self, outageKey: key)
-        guard let (time, now, bookedID, booked, remaining, restAt, effective) = row else { throw NoRow() }
+        let statement = DecidePenalisingStatement(
+          key: keyArguments(keyBytes), permits: Int64(permits), now: nowSent, lockTimeout: lockTimeout, id: id,
+          penalty: amount)
+        let row = try await firstRow(of: statement, outageKey: key)
         let decision = Decision(
-          time: time, now: now, id: bookedID ?? -1, booked: booked, remaining: remaining, restAt: restAt,
-          effective: effective)
-        guard booked else {
+          time: row.time, now: row.now, id: row.id ?? -1, booked: row.booked, remaining: row.remaining,
+          restAt: row.restAt, effective: row.effective)
+        guard row.booked else {
           if permits == 1, let localRefusals {
             // A penalised decision refused only during a block: its own, or one in force.
-            localRefusals.refuse(keyBytes, answeredAt: now, time: time, restAt: restAt, sent: sent, isBlock: true)
+            localRefusals.refuse(
+              keyBytes, answeredAt: row.now, time: row.time, restAt: row.restAt, sent: sent, isBlock: true)
           }
           return _UndoableDecision(report(decision), undo: nil)
         }

@@ -137,16 +137,9 @@
     ) async throws -> DecisionRow {
       if request.mode == .giveBack { return try await giveBack(request, within: deadline, lockTimeout: lockTimeout) }
       let statement = DecideStatement(
-        name: nameBytes, key: request.key, limit: Int64(limit), window: windowNanoseconds,
-        burst: burst.map(Int64.init), permits: request.permits, now: nowSent, maxDelay: request.maxDelay,
+        key: keyArguments(request.key), permits: request.permits, now: nowSent, maxDelay: request.maxDelay,
         mode: request.mode.rawValue, sweep: sweep, lockTimeout: lockTimeout, id: request.bookingID)
-      let answer = try await run(within: deadline, outageKey: String(buffer: request.key)) {
-        client -> DecideStatement.Row? in
-        for try await row in try await client.execute(statement) { return row }
-        return nil
-      }
-      // The function always returns a row: none is a bug, not an outage.
-      guard let (row, stored) = answer else { throw NoRow() }
+      let (row, stored) = try await firstRow(of: statement, within: deadline, outageKey: String(buffer: request.key))
       sweptRows(row.swept)
       adopt(stored)
       return row
@@ -157,15 +150,9 @@
       async throws -> DecisionRow
     {
       let statement = UndoStatement(
-        name: nameBytes, key: request.key, limit: Int64(limit), window: windowNanoseconds,
-        burst: burst.map(Int64.init), permits: request.permits, id: request.bookingID ?? 0, now: nowSent,
+        key: keyArguments(request.key), permits: request.permits, id: request.bookingID ?? 0, now: nowSent,
         lockTimeout: lockTimeout)
-      let answer = try await run(within: deadline, outageKey: String(buffer: request.key)) {
-        client -> UndoStatement.Row? in
-        for try await row in try await client.execute(statement) { return row }
-        return nil
-      }
-      guard let row = answer else { throw NoRow() }
+      let row = try await firstRow(of: statement, within: deadline, outageKey: String(buffer: request.key))
       return (
         time: row.time, now: row.now, id: nil, booked: false, swept: 0, remaining: row.remaining,
         restAt: row.restAt, effective: row.effective

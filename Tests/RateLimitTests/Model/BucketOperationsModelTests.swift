@@ -128,17 +128,7 @@ extension BucketModel {
   /// credit back there (SPEC 4.2 leaves the instant open; the core's choice, as PostgreSQL's).
   mutating func cancelDuringBlock(_ booking: Booking, at now: Int64) {
     guard now < blockedUntil, last > now else { return cancel(booking, at: now) }
-    guard now <= booking.time, !cancelled.contains(booking.id) else { return }
-    let instant = max(now, min(last, blockedUntil))
-    cancelled.insert(booking.id)
-    let restore = Int64(booking.permits) * window - (lastEvent - booking.time) * limit
-    guard restore > 0 else { return }
-    tokens = min(full, advance(instant) + restore)
-    last = instant
-    if booking.time == lastEvent {
-      let previous = booking.time - Int64(booking.permits) * window / limit
-      if previous >= instant { lastEvent = previous }
-    }
+    cancel(booking, at: now, restoringAt: max(now, min(last, blockedUntil)))
   }
 
   mutating func decide(_ n: Int, at now: Int64) -> WindowOperationsModelTests.Model.Report {

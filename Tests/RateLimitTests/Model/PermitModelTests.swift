@@ -248,16 +248,19 @@ struct BucketModel {
     return booking
   }
 
-  mutating func cancel(_ booking: Booking, at now: Int64) {
+  /// `restoringAt`: the instant the credit comes back at, `now` unless a block moved the bucket past it
+  /// (`BucketOperationsModelTests`).
+  mutating func cancel(_ booking: Booking, at now: Int64, restoringAt instant: Int64? = nil) {
+    let instant = instant ?? now
     guard now <= booking.time, !cancelled.contains(booking.id) else { return }
     cancelled.insert(booking.id)
     let restore = Int64(booking.permits) * window - (lastEvent - booking.time) * limit
     guard restore > 0 else { return }
-    tokens = min(Int64(burst) * window, advance(now) + restore)
-    last = now
+    tokens = min(Int64(burst) * window, advance(instant) + restore)
+    last = instant
     if booking.time == lastEvent {
       let previous = booking.time - Int64(booking.permits) * window / limit
-      if previous >= now { lastEvent = previous }
+      if previous >= instant { lastEvent = previous }
     }
   }
 }

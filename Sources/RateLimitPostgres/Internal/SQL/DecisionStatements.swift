@@ -8,18 +8,13 @@
     static let sql = """
       SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at, \
       ratelimit_effective_v1($1, $2, $3, $4, $5, o_now), \
-      (SELECT lim FROM ratelimit_names WHERE name = $1), (SELECT win FROM ratelimit_names WHERE name = $1), \
-      (SELECT burst FROM ratelimit_names WHERE name = $1) \
+      \(StoredRule.columns) \
       FROM ratelimit_decide_v4($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
       """
     /// The decision, and the name's stored rule it was decided by (release 10: `update` may have changed it).
     typealias Row = (decision: DecisionRow, stored: StoredRule)
 
-    var name: ByteBuffer
-    var key: ByteBuffer
-    var limit: Int64
-    var window: Int64
-    var burst: Int64?
+    var key: KeyArguments
     var permits: Int64
     var now: Int64?
     var maxDelay: Int64?
@@ -30,11 +25,7 @@
 
     func makeBindings() -> PostgresBindings {
       var bindings = PostgresBindings(capacity: 12)
-      bindings.append(name)
-      bindings.append(key)
-      bindings.append(limit)
-      bindings.append(window)
-      bindings.append(burst)
+      key.append(to: &bindings)
       bindings.append(permits)
       bindings.append(now)
       bindings.append(maxDelay)
@@ -55,20 +46,12 @@
     }
   }
 
-  /// A name's rule as `ratelimit_names` stores it (`nil`s: no row yet).
-  struct StoredRule: Sendable {
-    var limit: Int64?
-    var window: Int64?
-    var burst: Int64?
-  }
-
   /// Several decisions (and give-backs, mode 3) in one statement (`ratelimit_decide_many_v7`), prepared once per
   /// connection; a row per decision, in order, its values `NULL` when its key's lock was held elsewhere (`o_blocked`).
   struct DecideManyStatement: PostgresPreparedStatement {
     static let sql = """
       SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at, o_blocked, o_effective, \
-      (SELECT lim FROM ratelimit_names WHERE name = $1), (SELECT win FROM ratelimit_names WHERE name = $1), \
-      (SELECT burst FROM ratelimit_names WHERE name = $1) \
+      \(StoredRule.columns) \
       FROM ratelimit_decide_many_v7($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
       """
     /// A decision's answer, or `blocked` (its key's lock held elsewhere) with its values `nil`.
@@ -193,11 +176,7 @@
     /// The key after the undo: when the same request would be booked, "now", what is left, when it is at rest.
     typealias Row = (time: Int64, now: Int64, remaining: Int64, restAt: Int64, effective: Int64)
 
-    var name: ByteBuffer
-    var key: ByteBuffer
-    var limit: Int64
-    var window: Int64
-    var burst: Int64?
+    var key: KeyArguments
     var permits: Int64
     var id: Int64
     var now: Int64?
@@ -205,11 +184,7 @@
 
     func makeBindings() -> PostgresBindings {
       var bindings = PostgresBindings(capacity: 9)
-      bindings.append(name)
-      bindings.append(key)
-      bindings.append(limit)
-      bindings.append(window)
-      bindings.append(burst)
+      key.append(to: &bindings)
       bindings.append(permits)
       bindings.append(id)
       bindings.append(now)

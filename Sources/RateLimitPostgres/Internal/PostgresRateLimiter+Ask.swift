@@ -1,0 +1,102 @@
+#if Postgres
+  import PostgresNIO
+  import RateLimit
+
+  /// A decision asked of the database (`ask`: the statement a lone decision or a batch sends), the booking it
+  /// may leave behind (cancelled, or revoked once the database answers again), and when a decision sweeps.
+  extension PostgresRateLimiter {
+    /// What `ratelimit_decide` is asked; in the lane (`ratelimit_decide_many_v7`), a give-back too.
+    enum Mode: Int32 {
+      case tryAcquire = 0
+      case reserve = 1
+      case retryAfter = 2
+      /// Takes booking `bookingID` of `permits` back exactly (`ratelimit_undo_v5`) and reports the key after it.
+      case giveBack = 3
+
+      /// Whether a statement carrying it may sweep rows at rest: one that books (a read or a give-back never
+      /// does, as 4.1's lone statements never did).
+      var sweeps: Bool { self == .tryAcquire || self == .reserve }
+    }
+
+    /// One decision's answer: the instant booked for (or that would be), the decision's "now", the id, and the
+    /// key after it (remaining permits, the instant it is at rest).
+    struct Decision {
+      var time: Int64
+      var now: Int64
+      var id: Int64
+      var booked: Bool
+      var remaining: Int64 = 0
+      var restAt: Int64 = .min
+      /// Nanoseconds until one more permit once `remaining` are taken (`RateLimitDecision.effectiveWindow`).
+      var effective: Int64 = 0
+    }
+
+    /// Rows the automatic sweep deletes in one statement, at most.
+    static let sweepBatch: Int32 = 1_000
+
+    func ask(
+      _ mode: Mode, _ permits: Int, key: ByteBuffer, maxDelay: Int64?, remembering: Bool = false
+    ) async throws -> Decision {
+      try await prepareIfNeeded()
+      let sent = localClock.now
+      // A booking's id chosen here, above the sequence's range, so that a decision this caller gives up on can
+      // be revoked whether or not the database has run it yet.
+      let request = DecisionRequest(
+        mode: mode, permits: Int64(permits), key: key, maxDelay: maxDelay,
+        bookingID: mode == .retryAfter ? nil : Int64.random(in: (1 << 62)...Int64.max))
+      let row: DecisionRow
+      do {
+        row = try await send(request)
+      } catch let error as Unavailable where error.wasSent {
+        // The statement may run (or have run) without us: its booking is revoked, once the database answers.
+        if let bookingID = request.bookingID { revokeLater(bookingID, key: key) }
+        throw error
+      }
+      if remembering, let localRefusals, permits == 1, !row.booked, mode == .tryAcquire {
+        localRefusals.refuse(key, answeredAt: row.now, time: row.time, restAt: row.restAt, sent: sent)
+      }
+      return Decision(
+        time: row.time, now: row.now, id: row.id ?? -1, booked: row.booked, remaining: row.remaining,
+        restAt: row.restAt, effective: row.effective)
+    }
+
+    /// Revokes booking `id` (`ratelimit_revoke_v4`) in the background: see ``Revocations``.
+    func revokeLater(_ id: Int64, key: ByteBuffer) {
+      revocations.add(id, key: key, limiter: self)
+    }
+
+    /// The statement that revokes booking `id` of `key`, its wait for the key's lock bounded as a decision's.
+    func revokeStatement(_ id: Int64, key: ByteBuffer) -> PostgresQuery {
+      let burst = self.burst.map(Int64.init)
+      return """
+        SELECT 1 FROM ratelimit_revoke_v4(\(nameBytes), \(key), \(Int64(limit)), \(windowNanoseconds), \(burst), \
+        \(id), \(lockTimeout))
+        """
+    }
+
+    /// How many rows of keys at rest this decision sweeps first: a batch at most once per `window` (at least once
+    /// a minute), on `localClock`; 0 otherwise.
+    func sweepIfDue() -> Int32 {
+      let now = localClock.now
+      let interval = min(window, .seconds(60))
+      return nextSweep.withLock { next in
+        guard now >= next else { return 0 }
+        next = now + interval
+        return Self.sweepBatch
+      }
+    }
+
+    func cancel(_ id: Int64, for key: String) async throws {
+      let keyBytes = ByteBuffer(string: key)
+      let statement = CancelStatement(key: keyArguments(keyBytes), id: id, now: nowSent)
+      _ = try await throwingUnavailable { try await firstRow(of: statement) }
+      localRefusals?.forget(keyBytes)
+    }
+
+    /// What every statement on `key` is sent with: this limiter's name and parameters.
+    func keyArguments(_ key: ByteBuffer) -> KeyArguments {
+      KeyArguments(
+        name: nameBytes, key: key, limit: Int64(limit), window: windowNanoseconds, burst: burst.map(Int64.init))
+    }
+  }
+#endif

@@ -1,0 +1,126 @@
+#if Postgres
+  import Logging
+  import PostgresNIO
+  import RateLimit
+
+  /// One round trip: within a deadline (one timer per limiter, `DeadlineTimer`), retried while the server restarts,
+  /// answered at once during an outage (`Outage`), its failure an ``Unavailable`` for the policy to answer.
+  extension PostgresRateLimiter {
+    /// The database could not answer: the policy decides. `error` is what `.throwError` throws.
+    struct Unavailable: Error {
+      let error: PostgresRateLimiterError
+      /// Whether the statement was handed to the client (it may have reached the database), rather than
+      /// answered by the outage back-off without a round trip.
+      var wasSent = true
+    }
+
+    /// `SET LOCAL lock_timeout` for a decision: four fifths of `timeout`, so that a key whose lock another
+    /// session holds answers 55P03 (and frees its connection) before the caller's deadline.
+    var lockTimeout: String {
+      let milliseconds = max(1, wholeNanoseconds(timeout, roundingUp: false) / 1_250_000)
+      return "\(milliseconds)ms"
+    }
+
+    /// A prepared statement's one row, within `limit` (default: the timeout). The functions always return a row:
+    /// none is a bug, not an outage.
+    func firstRow<Statement: PostgresPreparedStatement>(
+      of statement: Statement, within limit: Duration? = nil, outageKey: String? = nil
+    ) async throws -> Statement.Row where Statement.Row: Sendable {
+      let row = try await run(within: limit ?? timeout, outageKey: outageKey) { client -> Statement.Row? in
+        for try await row in try await client.execute(statement) { return row }
+        return nil
+      }
+      guard let row else { throw NoRow() }
+      return row
+    }
+
+    func throwingUnavailable<Value>(_ body: () async throws -> Value) async throws -> Value {
+      do {
+        return try await body()
+      } catch let error as Unavailable {
+        throw error.error
+      }
+    }
+
+    /// Sends `query` within `timeout` and decodes its first row; an error that means "unavailable" becomes
+    /// ``Unavailable``, any other is thrown as it is.
+    func run<Row: Sendable>(_ query: PostgresQuery, as type: Row.Type, within limit: Duration? = nil) async throws
+      -> Row?
+    where Row: PostgresDecodable {
+      try await run(query, within: limit ?? timeout) { rows in
+        for try await row in rows { return try row.decode(Row.self) }
+        return nil
+      }
+    }
+
+    func runRow<each Column: PostgresDecodable & Sendable>(
+      _ query: PostgresQuery, as type: (repeat each Column).Type, within limit: Duration? = nil,
+      outageKey: String? = nil
+    ) async throws -> (repeat each Column)? {
+      try await run(query, within: limit ?? timeout, outageKey: outageKey) { rows in
+        for try await row in rows { return try row.decode((repeat each Column).self) }
+        return nil
+      }
+    }
+
+    /// Every row of `query`'s answer.
+    func runAll<each Column: PostgresDecodable & Sendable>(
+      _ query: PostgresQuery, as type: (repeat each Column).Type, within limit: Duration? = nil
+    ) async throws -> [(repeat each Column)] {
+      try await run(query, within: limit ?? timeout) { rows in
+        var all: [(repeat each Column)] = []
+        for try await row in rows { all.append(try row.decode((repeat each Column).self)) }
+        return all
+      }
+    }
+
+    /// Sends `query` within `limit`, as ``run(within:outageKey:_:)``.
+    func run<Result: Sendable>(
+      _ query: PostgresQuery, within limit: Duration, outageKey: String? = nil,
+      consume: @escaping @Sendable (PostgresRowSequence) async throws -> Result
+    ) async throws -> Result {
+      try await run(within: limit, outageKey: outageKey) { client in try await consume(try await client.query(query)) }
+    }
+
+    /// Runs `statement` (one statement on `client`) within `limit`: a transient refusal (deadlock, serialization
+    /// failure) is retried while time is left; a lock not available (55P03) and every "unavailable" error become
+    /// ``Unavailable``, and start the outage back-off (see ``Outage``) unless they concern one key.
+    func run<Result: Sendable>(
+      within limit: Duration, outageKey: String? = nil,
+      _ statement: @escaping @Sendable (PostgresClient) async throws -> Result
+    ) async throws -> Result {
+      let client = self.client
+      if let failure = outage.shortcut(now: ContinuousClock.now) {
+        // No round trip, so no suspension: yield once, so that callers in a tight loop cannot starve the probe
+        // (and its deadline) of the cooperative pool.
+        await Task.yield()
+        throw Unavailable(error: .unavailable(underlying: failure), wasSent: false)
+      }
+      do {
+        let result = try await withDeadline(limit, on: deadlines) {
+          while true {
+            do {
+              return try await statement(client)
+            } catch let error where isRetryable(error) {
+              try await Task.sleep(for: .milliseconds(1))
+            }
+          }
+        }
+        if outage.succeeded() {
+          logger.debug("rate limit: the database answers again", metadata: ["ratelimit.name": "\(name)"])
+        }
+        return result
+      } catch {
+        guard isUnavailable(error) else { throw error }
+        if !isOneKeysRefusal(error), outage.failed(error, key: outageKey, now: ContinuousClock.now) {
+          logger.debug(
+            "rate limit: the database cannot answer; whenUnavailable decides, asking again after a back-off",
+            metadata: ["ratelimit.name": "\(name)", "error": "\(error)"])
+        }
+        throw Unavailable(error: .unavailable(underlying: error))
+      }
+    }
+  }
+
+  struct NoRow: Error {}
+#endif

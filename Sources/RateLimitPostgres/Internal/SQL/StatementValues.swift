@@ -1,0 +1,58 @@
+#if Postgres
+  import PostgresNIO
+
+  // What the statements on a key are sent with, and what they read back beside their function's row.
+
+  /// What every statement on one key of one name is sent with: the name, the key, this limiter's parameters
+  /// (the stored rule decides; these are for a name not stored yet).
+  struct KeyArguments: Sendable {
+    var name: ByteBuffer
+    var key: ByteBuffer
+    var limit: Int64
+    var window: Int64
+    var burst: Int64?
+
+    func append(to bindings: inout PostgresBindings) {
+      bindings.append(name)
+      bindings.append(key)
+      bindings.append(limit)
+      bindings.append(window)
+      bindings.append(burst)
+    }
+  }
+
+  /// The key after a statement that books nothing: when the same request would be booked (`time`), the statement's
+  /// "now", what is left, when the key is at rest, its effective window; and the name's rule, read in the same
+  /// statement (another process's `update`).
+  struct KeyAfter: Sendable {
+    var time: Int64
+    var now: Int64
+    var remaining: Int64
+    var restAt: Int64
+    var effective: Int64
+    var stored: StoredRule
+  }
+
+  /// A name's rule as `ratelimit_names` stores it (`nil`s: no row yet).
+  struct StoredRule: Sendable {
+    var limit: Int64?
+    var window: Int64?
+    var burst: Int64?
+
+    /// The columns that select the name's rule beside a function's row, `$1` being the name.
+    static let columns = """
+      (SELECT lim FROM ratelimit_names WHERE name = $1), (SELECT win FROM ratelimit_names WHERE name = $1), \
+      (SELECT burst FROM ratelimit_names WHERE name = $1)
+      """
+  }
+
+  extension PostgresRateLimiter.Decision {
+    /// The key after a statement that booked nothing, as a decision reports it (`booked`: whether the same
+    /// request would be, for `peek`).
+    init(_ after: KeyAfter, booked: Bool) {
+      self.init(
+        time: after.time, now: after.now, id: -1, booked: booked, remaining: after.remaining, restAt: after.restAt,
+        effective: after.effective)
+    }
+  }
+#endif
