@@ -127,13 +127,12 @@
       try await throwingUnavailable { try await prepareIfNeeded() }
       let before = door.parameters
       door.update(limit: limit, window: window, burst: burst)
-      let query: PostgresQuery = """
-        SELECT 1 FROM ratelimit_update_v1(\(nameBytes), \(Int64(limit)), \
-        \(Int64(clamping: max(1, wholeNanoseconds(window, roundingUp: true)))), \(burst.map(Int64.init)), \
-        \(nowSent), \(lockTimeout))
-        """
+      let statement = UpdateStatement(
+        name: nameBytes, limit: Int64(limit),
+        window: Int64(clamping: max(1, wholeNanoseconds(window, roundingUp: true))), burst: burst.map(Int64.init),
+        now: nowSent, lockTimeout: lockTimeout)
       do {
-        _ = try await throwingUnavailable { try await run(query, as: Int32.self) }
+        _ = try await throwingUnavailable { try await firstRow(of: statement) }
       } catch {
         door.adopt(before)  // the stored rule did not change
         throw error

@@ -275,17 +275,9 @@
     ///
     /// - Throws: ``PostgresRateLimiterError/unavailable(underlying:)`` when the database cannot answer.
     public func count() async throws -> Int {
-      let query: PostgresQuery = """
-        WITH now_ AS (SELECT coalesce(\(nowSent), ratelimit_clock()) AS at), \
-        rule AS (SELECT version FROM ratelimit_names WHERE name = \(nameBytes))
-        SELECT count(*) FROM ratelimit_keys k, now_ WHERE name = \(nameBytes) \
-        AND (CASE WHEN k.version < (SELECT version FROM rule) \
-        THEN (ratelimit_settle_v1(k, (SELECT version FROM rule), false)).rest_at ELSE rest_at END > now_.at \
-        OR coalesce(blocked_until, -9223372036854775808) > now_.at)
-        """
-      return try await throwingUnavailable {
+      try await throwingUnavailable {
         try await prepareIfNeeded()
-        return try await run(query, as: Int64.self).map(Int.init) ?? 0
+        return Int(try await firstRow(of: CountStatement(name: nameBytes, now: nowSent)))
       }
     }
 
@@ -296,8 +288,8 @@
     public func sweep() async throws {
       try await throwingUnavailable { try await prepareIfNeeded() }
       while true {
-        let query: PostgresQuery = "SELECT ratelimit_sweep(\(nameBytes), \(nowSent), \(Self.sweepBatch))"
-        let deleted = try await throwingUnavailable { try await run(query, as: Int32.self) ?? 0 }
+        let statement = SweepStatement(name: nameBytes, now: nowSent, batch: Self.sweepBatch)
+        let deleted = try await throwingUnavailable { try await firstRow(of: statement) }
         if deleted < Self.sweepBatch { return }
       }
     }

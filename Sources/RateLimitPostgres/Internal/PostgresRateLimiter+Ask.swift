@@ -66,12 +66,8 @@
     }
 
     /// The statement that revokes booking `id` of `key`, its wait for the key's lock bounded as a decision's.
-    func revokeStatement(_ id: Int64, key: ByteBuffer) -> PostgresQuery {
-      let burst = self.burst.map(Int64.init)
-      return """
-        SELECT 1 FROM ratelimit_revoke_v4(\(nameBytes), \(key), \(Int64(limit)), \(windowNanoseconds), \(burst), \
-        \(id), \(lockTimeout))
-        """
+    func revokeStatement(_ id: Int64, key: ByteBuffer) -> RevokeStatement {
+      RevokeStatement(key: keyArguments(key), id: id, lockTimeout: lockTimeout)
     }
 
     /// How many rows of keys at rest this decision sweeps first: a batch at most once per `window` (at least once

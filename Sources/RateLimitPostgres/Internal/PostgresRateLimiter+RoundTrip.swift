@@ -53,6 +53,7 @@
       }
     }
 
+    /// Sends `query` within `limit` (default: the timeout) and decodes its first row's columns (`prepare()`'s).
     func runRow<each Column: PostgresDecodable & Sendable>(
       _ query: PostgresQuery, as type: (repeat each Column).Type, within limit: Duration? = nil,
       outageKey: String? = nil
@@ -60,17 +61,6 @@
       try await run(query, within: limit ?? timeout, outageKey: outageKey) { rows in
         for try await row in rows { return try row.decode((repeat each Column).self) }
         return nil
-      }
-    }
-
-    /// Every row of `query`'s answer.
-    func runAll<each Column: PostgresDecodable & Sendable>(
-      _ query: PostgresQuery, as type: (repeat each Column).Type, within limit: Duration? = nil
-    ) async throws -> [(repeat each Column)] {
-      try await run(query, within: limit ?? timeout) { rows in
-        var all: [(repeat each Column)] = []
-        for try await row in rows { all.append(try row.decode((repeat each Column).self)) }
-        return all
       }
     }
 

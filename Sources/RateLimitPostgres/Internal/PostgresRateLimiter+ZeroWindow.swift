@@ -11,14 +11,8 @@
     /// `nil` when there is none. "Unavailable" is thrown as for a decision.
     func blockInForce(_ key: ByteBuffer) async throws -> (end: Int64, now: Int64)? {
       try await prepareIfNeeded()
-      // "now" never goes behind the key's latest decision, as in every decision function.
-      let query: PostgresQuery = """
-        WITH now_ AS (SELECT coalesce(\(nowSent), ratelimit_clock()) AS at) \
-        SELECT greatest(now_.at, coalesce(k.latest, now_.at)), k.blocked_until FROM now_ \
-        LEFT JOIN ratelimit_keys k ON k.name = \(nameBytes) AND k.key = \(key)
-        """
-      let row = try await runRow(query, as: (Int64, Int64?).self, outageKey: String(buffer: key))
-      guard let (now, end) = row else { throw NoRow() }
+      let statement = BlockInForceStatement(name: nameBytes, key: key, now: nowSent)
+      let (now, end) = try await firstRow(of: statement, outageKey: String(buffer: key))
       guard let end, end > now else { return nil }
       return (end, now)
     }

@@ -82,12 +82,12 @@
     /// a failure puts it back at the end of the queue (600 attempts at most, then logged). It holds no reference
     /// to the limiter, so that releasing the limiter frees it.
     private func send(
-      _ next: Pending, _ statement: PostgresQuery, on client: PostgresClient, within timeout: Duration,
+      _ next: Pending, _ statement: RevokeStatement, on client: PostgresClient, within timeout: Duration,
       _ owner: WeakLimiter
     ) async -> Sent {
       do {
         try await withDeadline(timeout, on: deadlines) {
-          for try await _ in try await client.query(statement) {}
+          for try await _ in try await client.execute(statement) {}
         }
         return .done
       } catch {

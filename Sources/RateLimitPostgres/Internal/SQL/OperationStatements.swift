@@ -128,3 +128,127 @@
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int32.self) }
   }
 #endif
+
+#if Postgres
+  import PostgresNIO
+
+  // The rest of a limiter's statements, prepared as the others are: a zero window's read of a key's block,
+  // `update`, a revocation, the sweep and `count()`. Only `prepare()`'s two run as text (once per limiter).
+
+  /// A zero-window limiter's read of a key's block (release 10): the statement's "now", never behind the key's
+  /// latest decision as in every decision function, and the end of the key's block, if any.
+  struct BlockInForceStatement: PostgresPreparedStatement {
+    static let sql = """
+      WITH now_ AS (SELECT coalesce($3::bigint, ratelimit_clock()) AS at) \
+      SELECT greatest(now_.at, coalesce(k.latest, now_.at)), k.blocked_until FROM now_ \
+      LEFT JOIN ratelimit_keys k ON k.name = $1 AND k.key = $2
+      """
+    typealias Row = (now: Int64, blockedUntil: Int64?)
+
+    var name: ByteBuffer
+    var key: ByteBuffer
+    var now: Int64?
+
+    func makeBindings() -> PostgresBindings {
+      var bindings = PostgresBindings(capacity: 3)
+      bindings.append(name)
+      bindings.append(key)
+      bindings.append(now)
+      return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Int64, Int64?).self) }
+  }
+
+  /// `update(limit:per:)` (`ratelimit_update_v1`, release 11): the name's new rule, for every process.
+  struct UpdateStatement: PostgresPreparedStatement {
+    static let sql = "SELECT 1 FROM ratelimit_update_v1($1, $2, $3, $4, $5, $6)"
+    typealias Row = Int32
+
+    var name: ByteBuffer
+    var limit: Int64
+    var window: Int64
+    var burst: Int64?
+    var now: Int64?
+    var lockTimeout: String
+
+    func makeBindings() -> PostgresBindings {
+      var bindings = PostgresBindings(capacity: 6)
+      bindings.append(name)
+      bindings.append(limit)
+      bindings.append(window)
+      bindings.append(burst)
+      bindings.append(now)
+      bindings.append(lockTimeout)
+      return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int32.self) }
+  }
+
+  /// A booking whose caller gave up waiting, taken back whether or not its decision has run yet
+  /// (`ratelimit_revoke_v4`, `Revocations`).
+  struct RevokeStatement: PostgresPreparedStatement {
+    static let sql = "SELECT 1 FROM ratelimit_revoke_v4($1, $2, $3, $4, $5, $6, $7)"
+    typealias Row = Int32
+
+    var key: KeyArguments
+    var id: Int64
+    var lockTimeout: String
+
+    func makeBindings() -> PostgresBindings {
+      var bindings = PostgresBindings(capacity: 7)
+      key.append(to: &bindings)
+      bindings.append(id)
+      bindings.append(lockTimeout)
+      return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int32.self) }
+  }
+
+  /// `sweep()`: up to `batch` rows of keys at rest deleted (`ratelimit_sweep`); how many.
+  struct SweepStatement: PostgresPreparedStatement {
+    static let sql = "SELECT ratelimit_sweep($1, $2, $3)"
+    typealias Row = Int32
+
+    var name: ByteBuffer
+    var now: Int64?
+    var batch: Int32
+
+    func makeBindings() -> PostgresBindings {
+      var bindings = PostgresBindings(capacity: 3)
+      bindings.append(name)
+      bindings.append(now)
+      bindings.append(batch)
+      return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int32.self) }
+  }
+
+  /// `count()`: the keys of a name not at rest, or blocked, judged under the name's latest rule (release 11).
+  struct CountStatement: PostgresPreparedStatement {
+    static let sql = """
+      WITH now_ AS (SELECT coalesce($2::bigint, ratelimit_clock()) AS at), \
+      rule AS (SELECT version FROM ratelimit_names WHERE name = $1) \
+      SELECT count(*) FROM ratelimit_keys k, now_ WHERE name = $1 \
+      AND (CASE WHEN k.version < (SELECT version FROM rule) \
+      THEN (ratelimit_settle_v1(k, (SELECT version FROM rule), false)).rest_at ELSE rest_at END > now_.at \
+      OR coalesce(blocked_until, -9223372036854775808) > now_.at)
+      """
+    typealias Row = Int64
+
+    var name: ByteBuffer
+    var now: Int64?
+
+    func makeBindings() -> PostgresBindings {
+      var bindings = PostgresBindings(capacity: 2)
+      bindings.append(name)
+      bindings.append(now)
+      return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
+  }
+#endif
