@@ -42,7 +42,7 @@
       // A local refusal knows the wait for one permit only: a larger request goes to the database.
       if permits == 1, let refused = localRefusal(for: keyBytes) { return _UndoableDecision(refused, undo: nil) }
       do {
-        let decision = try await ask(.tryAcquire, permits, key: keyBytes, maxDelay: 0, remembering: true)
+        let decision = try await store.ask(.tryAcquire, permits, key: keyBytes, maxDelay: 0, remembering: true)
         guard undoable, decision.booked else { return _UndoableDecision(report(decision), undo: nil) }
         return takeBackable(decision, permits: permits, key: keyBytes)
       } catch let error as Unavailable {
@@ -52,8 +52,8 @@
 
     /// The refusal in force for `key` in this process (`localRefusals`), as a decision; `nil` if none.
     func localRefusal(for key: ByteBuffer) -> RateLimitDecision? {
-      let now = localClock.now
-      return localRefusals?.refusal(for: key, at: now).map { report($0, at: now) }
+      let now = store.localClock.now
+      return store.localRefusals?.refusal(for: key, at: now).map { report($0, at: now) }
     }
 
     /// A refusal in force in this process (`localRefusals`) at `now`, as a decision.
@@ -108,21 +108,15 @@
     func undo(_ decision: Decision, permits: Int, key: ByteBuffer, revokingLater: Bool = true) async
       -> RateLimitDecision
     {
-      localRefusals?.forget(key)
-      let request = DecisionRequest(
-        mode: .giveBack, permits: Int64(permits), key: key, maxDelay: nil, bookingID: decision.id)
-      if let row = try? await send(request) {
-        var after = report(
-          Decision(
-            time: row.time, now: row.now, id: -1, booked: false, remaining: row.remaining, restAt: row.restAt,
-            effective: row.effective))
-        (after.isGranted, after.retryAfter) = (true, nil)
-        return after
+      if let after = await store.giveBack(decision.id, permits: permits, key: key) {
+        var granted = report(after)
+        (granted.isGranted, granted.retryAfter) = (true, nil)
+        return granted
       }
       if revokingLater {
-        revokeLater(decision.id, key: key)
+        store.revokeLater(decision.id, key: key)
       } else {
-        logger.debug(
+        store.logger.debug(
           "rate limit: a served request's permits could not be given back; they stay taken",
           metadata: ["ratelimit.name": "\(name)", "permits": "\(permits)"])
       }
@@ -136,7 +130,7 @@
     /// refusal with nothing known of the key (`remaining` 0).
     func reportWithoutBooking(_ permits: Int, key: ByteBuffer) async throws -> RateLimitDecision {
       do {
-        var decision = report(try await ask(.retryAfter, permits, key: key, maxDelay: nil))
+        var decision = report(try await store.ask(.retryAfter, permits, key: key, maxDelay: nil))
         if permits > capacity {
           decision.retryAfter = nil
         } else if decision.retryAfter == .zero {
@@ -189,7 +183,7 @@
 
   extension PostgresRateLimiter: _JointlyDecidingLimiter {
     /// Limiters on one `PostgresClient` decide together.
-    package var _jointGroup: ObjectIdentifier { ObjectIdentifier(client) }
+    package var _jointGroup: ObjectIdentifier { ObjectIdentifier(store.client) }
 
     /// Several policies for one key, all or nothing, in one round trip (`ratelimit_decide_all_v6`): no other
     /// decision ever sees part of it. Each part decides at its own limiter's "now" (its `Time`), as alone.
@@ -211,7 +205,7 @@
         for (limiter, part) in zip(limiters, parts) {
           decisions.append(
             limiter.isUnlimited
-              ? try await limiter.throwingUnavailable {
+              ? try await limiter.store.throwingUnavailable {
                 try await limiter.unlimitedDecision(part.permits, key: keyBytes)
               }
               : try await limiter.reportWithoutBooking(part.permits, key: keyBytes))
@@ -257,7 +251,7 @@
         return decisions.map { $0! }
       } catch let error as Unavailable {
         if error.wasSent {
-          for (part, id) in zip(asked, ids) { part.limiter.revokeLater(id, key: keyBytes) }
+          for (part, id) in zip(asked, ids) { part.limiter.store.revokeLater(id, key: keyBytes) }
         }
         let answers = try await Self.decideByPolicies(asked, key: key, error)
         for (index, decision) in zip(limited, answers) { decisions[index] = decision }
@@ -269,35 +263,9 @@
     private func decideInTheDatabase(
       _ parts: [(limiter: PostgresRateLimiter, permits: Int)], key: ByteBuffer, ids: [Int64]
     ) async throws -> [RateLimitDecision] {
-      try await prepareIfNeeded()
-      let limiters = parts.map(\.limiter)
-      let statement = DecideAllStatement(parts, key: key, ids: ids, lockTimeout: lockTimeout)
-      let sent = limiters.map { $0.localClock.now }
-      let rows = try await rows(of: statement, count: parts.count)
-      for ((part, sent), row) in zip(zip(parts, sent), rows) where part.permits == 1 && !row.booked {
-        // This part refused on its own: refused here until it can grant one permit (as a lone decision is).
-        part.limiter.localRefusals?.refuse(
-          key, answeredAt: row.now, time: row.time, restAt: row.restAt, sent: sent)
-      }
-      return zip(limiters, rows).map { limiter, row in
-        limiter.report(
-          Decision(
-            time: row.time, now: row.now, id: -1, booked: row.booked, remaining: row.remaining, restAt: row.restAt,
-            effective: row.effective))
-      }
-    }
-
-    /// A joint statement's rows, one a part (`count`), within the timeout.
-    func rows<Statement: PostgresPreparedStatement>(of statement: Statement, count: Int) async throws
-      -> [Statement.Row] where Statement.Row: Sendable
-    {
-      let rows = try await run(within: timeout) { client in
-        var rows: [Statement.Row] = []
-        for try await row in try await client.execute(statement) { rows.append(row) }
-        return rows
-      }
-      guard rows.count == count else { throw NoRow() }
-      return rows
+      let decisions = try await PostgresPermitStore.decideAll(
+        zip(parts, ids).map { part, id in (part.limiter.store, part.permits, id) }, key: key)
+      return zip(parts, decisions).map { part, decision in part.limiter.report(decision) }
     }
 
     /// The parts when the database could not decide them: each limiter's own policy, here, without another
@@ -316,23 +284,6 @@
         throw error
       }
       return await _UndoableDecision.allOrNothing(made, made.map(\.decision))
-    }
-  }
-
-  extension DecideAllStatement {
-    /// The arguments of a joint statement for `parts` on `key` (their booking ids `ids`): each part's name,
-    /// parameters and permits, at its own limiter's "now" (`c`'s reading as that limiter sends it alone, or the
-    /// database's). Joint decisions, operated ones and joint give-backs take the same arguments.
-    init(
-      _ parts: [(limiter: PostgresRateLimiter, permits: Int)], key: ByteBuffer, ids: [Int64], lockTimeout: String
-    ) {
-      let limiters = parts.map(\.limiter)
-      let nows = limiters.map(\.nowSent)
-      self.init(
-        names: limiters.map(\.nameBytes), key: key, limits: limiters.map { Int64($0.limit) },
-        windows: limiters.map(\.windowNanoseconds), bursts: limiters.map { Int64($0.burst ?? 0) },
-        permits: parts.map { Int64($0.permits) }, nows: nows.map { $0 ?? 0 }, clocks: nows.map { $0 != nil },
-        lockTimeout: lockTimeout, ids: ids)
     }
   }
 #endif

@@ -27,60 +27,25 @@
       if decidedElsewhere { return nil }
       // Booking ids chosen here, so that a statement this caller gives up on books nothing when it runs late.
       let ids = parts.map { _ in Int64.random(in: (1 << 62)...Int64.max) }
+      let asked = parts.indices.map { (limiters[$0].store, parts[$0].permits, ids[$0]) }
+      let decisions: [Decision]
       do {
-        try await prepareIfNeeded()
-        let statement = DecideOperatedStatement(
-          parts: DecideAllStatement(
-            zip(limiters, parts).map { ($0, $1.permits) }, key: keyBytes, ids: ids, lockTimeout: lockTimeout),
-          shadow: parts.map(\.isShadow),
-          penalties: parts.map { part in
-            part.penalty.map { Int64(clamping: wholeNanoseconds($0, roundingUp: true)) } ?? 0
-          })
-        let sent = limiters.map { $0.localClock.now }
-        let rows = try await rows(of: statement, count: parts.count)
-        let refused = zip(parts, rows).contains { part, row in !part.isShadow && !row.booked }
-        let step = _JointGiveBack { chosen in
-          await Self.giveBack(chosen.map { (limiters[$0], ids[$0], parts[$0].permits) }, key: keyBytes)
-        }
-        return parts.indices.map { index in
-          let (limiter, part, row) = (limiters[index], parts[index], rows[index])
-          if part.permits == 1 && !row.booked {
-            // Refused on its own: refused here until it can grant one permit; a penalised part's refusal is a
-            // block's (its own, or one in force).
-            limiter.localRefusals?.refuse(
-              keyBytes, answeredAt: row.now, time: row.time, restAt: row.restAt, sent: sent[index],
-              isBlock: part.penalty != nil)
-          }
-          let decision = Decision(
-            time: row.time, now: row.now, id: ids[index], booked: row.booked, remaining: row.remaining,
-            restAt: row.restAt, effective: row.effective)
-          // A refused request kept nothing: its parts' grants are reports only.
-          guard row.booked && !refused else { return _UndoableDecision(limiter.report(decision), undo: nil) }
-          return limiter.takeBackable(decision, permits: part.permits, key: keyBytes, joint: (step, index))
-        }
-      } catch let error as Unavailable {
-        if error.wasSent {
-          for (limiter, id) in zip(limiters, ids) { limiter.revokeLater(id, key: keyBytes) }
-        }
+        decisions = try await PostgresPermitStore.decideOperated(
+          asked, shadow: parts.map(\.isShadow),
+          penalties: parts.map { part in part.penalty.map { Int64(clamping: wholeNanoseconds($0, roundingUp: true)) } },
+          key: keyBytes)
+      } catch is Unavailable {
         return nil
       }
-    }
-
-    /// A served request's grants, made by one joint decision, given back exactly in one statement
-    /// (`ratelimit_give_back_all_v1`, SPEC 4.2's "one round trip"); if the database cannot answer, they stay
-    /// taken (logged), as one grant's give-back does.
-    static func giveBack(_ grants: [(limiter: PostgresRateLimiter, id: Int64, permits: Int)], key: ByteBuffer) async {
-      guard let first = grants.first?.limiter else { return }
-      for grant in grants { grant.limiter.localRefusals?.forget(key) }
-      let statement = GiveBackAllStatement(
-        parts: DecideAllStatement(
-          grants.map { ($0.limiter, $0.permits) }, key: key, ids: grants.map(\.id), lockTimeout: first.lockTimeout))
-      do {
-        _ = try await first.rows(of: statement, count: 1)
-      } catch {
-        first.logger.debug(
-          "rate limit: a served request's permits could not be given back; they stay taken",
-          metadata: ["ratelimit.names": "\(grants.map(\.limiter.name))"])
+      let refused = zip(parts, decisions).contains { part, decision in !part.isShadow && !decision.booked }
+      let step = _JointGiveBack { chosen in
+        await PostgresPermitStore.giveBackAll(chosen.map { asked[$0] }, key: keyBytes)
+      }
+      return parts.indices.map { index in
+        let (limiter, part, decision) = (limiters[index], parts[index], decisions[index])
+        // A refused request kept nothing: its parts' grants are reports only.
+        guard decision.booked && !refused else { return _UndoableDecision(limiter.report(decision), undo: nil) }
+        return limiter.takeBackable(decision, permits: part.permits, key: keyBytes, joint: (step, index))
       }
     }
   }

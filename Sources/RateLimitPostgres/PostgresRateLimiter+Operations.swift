@@ -32,20 +32,14 @@
       door.check(permits)
       let keyBytes = try Self.keyBytes(key)
       if isUnlimited {
-        return try await throwingUnavailable { try await unlimitedDecision(permits, key: keyBytes) }
+        return try await store.throwingUnavailable { try await unlimitedDecision(permits, key: keyBytes) }
       }
       if permits > capacity {
-        return try await throwingUnavailable { try await reportWithoutBooking(permits, key: keyBytes) }
+        return try await store.throwingUnavailable { try await reportWithoutBooking(permits, key: keyBytes) }
       }
-      let statement = PeekStatement(
-        key: keyArguments(keyBytes), permits: Int64(permits), now: nowSent, lockTimeout: lockTimeout)
-      let (wouldBook, after) = try await throwingUnavailable {
-        try await prepareIfNeeded()
-        return try await firstRow(of: statement)
-      }
-      // The name's stored rule, read in the same statement: the report follows it, as a decision's does (another
+      // The report follows the name's stored rule, read in the same statement, as a decision's does (another
       // process's `update`); 4.2 reported this limiter's own parameters until its next decision.
-      adopt(after.stored)
+      let (wouldBook, after) = try await store.throwingUnavailable { try await store.peek(permits, key: keyBytes) }
       return report(Decision(after, booked: wouldBook))
     }
 
@@ -124,20 +118,15 @@
       if isUnlimited {
         fatalError("PostgresRateLimiter.update: a limiter made with window .zero stores no rule to update")
       }
-      try await throwingUnavailable { try await prepareIfNeeded() }
+      try await store.throwingUnavailable { try await store.prepareIfNeeded() }
       let before = door.parameters
       door.update(limit: limit, window: window, burst: burst)
-      let statement = UpdateStatement(
-        name: nameBytes, limit: Int64(limit),
-        window: Int64(clamping: max(1, wholeNanoseconds(window, roundingUp: true))), burst: burst.map(Int64.init),
-        now: nowSent, lockTimeout: lockTimeout)
       do {
-        _ = try await throwingUnavailable { try await firstRow(of: statement) }
+        try await store.throwingUnavailable { try await store.update(limit: limit, window: window, burst: burst) }
       } catch {
         door.adopt(before)  // the stored rule did not change
         throw error
       }
-      localRefusals?.forgetAll()
     }
 
     /// The operations of `ratelimit_operate_v1`.
@@ -161,17 +150,9 @@
       let keyBytes = try Self.keyBytes(key)
       // With no limiting only a block is stored, so only what sets or lifts one goes to the database.
       if isUnlimited && ![.block, .penalise, .reset].contains(operation) { return (unlimitedDecision(1), 0) }
-      let statement = OperateStatement(
-        key: keyArguments(keyBytes), operation: operation.rawValue, amount: amount, now: nowSent,
-        lockTimeout: lockTimeout)
-      let after = try await throwingUnavailable {
-        try await prepareIfNeeded()
-        return try await firstRow(of: statement)
+      let after = try await store.throwingUnavailable {
+        try await store.operate(operation.rawValue, amount, key: keyBytes)
       }
-      // This process's refusal of the key may end earlier now (SPEC 4.2, "Local refusals").
-      localRefusals?.forget(keyBytes)
-      // The name's stored rule, read in the same statement (as `peek`'s).
-      adopt(after.stored)
       var granted = report(Decision(after, booked: false))
       (granted.isGranted, granted.retryAfter) = (true, nil)
       return (granted, max(0, after.time &- after.now))
@@ -189,8 +170,8 @@
       door.check(permits)
       let keyBytes = try Self.keyBytes(key)
       let amount = Int64(clamping: wholeNanoseconds(penalty, roundingUp: true))
-      let now = localClock.now
-      let refusedHere = permits == 1 ? localRefusals?.refusal(for: keyBytes, at: now) : nil
+      let now = store.localClock.now
+      let refusedHere = permits == 1 ? store.localRefusals?.refusal(for: keyBytes, at: now) : nil
       // Refused here during a block this limiter saw: the penalty is in force, nothing to ask.
       if let refusedHere, refusedHere.isBlock { return _UndoableDecision(report(refusedHere, at: now), undo: nil) }
       if isUnlimited || permits > capacity || refusedHere != nil {
@@ -198,28 +179,12 @@
         guard !made.decision.isGranted, !made.decision.isFallback else { return made }
         return _UndoableDecision(try await penalised(key, amount, permits: permits) ?? made.decision, undo: nil)
       }
-      let id = Int64.random(in: (1 << 62)...Int64.max)
       do {
-        try await prepareIfNeeded()
-        let sent = localClock.now
-        let statement = DecidePenalisingStatement(
-          key: keyArguments(keyBytes), permits: Int64(permits), now: nowSent, lockTimeout: lockTimeout, id: id,
-          penalty: amount)
-        let row = try await firstRow(of: statement, outageKey: key)
-        let decision = Decision(
-          time: row.time, now: row.now, id: row.id ?? -1, booked: row.booked, remaining: row.remaining,
-          restAt: row.restAt, effective: row.effective)
-        guard row.booked else {
-          if permits == 1, let localRefusals {
-            // A penalised decision refused only during a block: its own, or one in force.
-            localRefusals.refuse(
-              keyBytes, answeredAt: row.now, time: row.time, restAt: row.restAt, sent: sent, isBlock: true)
-          }
-          return _UndoableDecision(report(decision), undo: nil)
-        }
+        let decision = try await store.decidePenalising(
+          permits, key: keyBytes, penalty: amount, id: Int64.random(in: (1 << 62)...Int64.max))
+        guard decision.booked else { return _UndoableDecision(report(decision), undo: nil) }
         return takeBackable(decision, permits: permits, key: keyBytes)
       } catch let error as Unavailable {
-        if error.wasSent { revokeLater(id, key: keyBytes) }
         return try policyAnswer(error, permits, for: key, undoable: true)
       }
     }

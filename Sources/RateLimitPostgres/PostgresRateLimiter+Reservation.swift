@@ -53,7 +53,7 @@
       /// - Throws: Only ``PostgresRateLimiterError/unavailable(underlying:)``, whatever the policy.
       public func cancel() async throws {
         switch canceller {
-        case .database(let limiter, let id): try await limiter.cancel(id, for: key)
+        case .database(let limiter, let id): try await limiter.store.cancel(id, for: key)
         case .local(let reservation): reservation.cancel()
         case .none: break
         }

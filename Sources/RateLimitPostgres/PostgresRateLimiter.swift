@@ -69,36 +69,13 @@
 
     /// The parameters, the checks of every request, and `acquire`: the core's, as for `KeyedRateLimiter`.
     let door: PermitFrontDoor
-    let client: PostgresClient
-    let nameBytes: ByteBuffer
-    /// T as the rules count it: whole nanoseconds, rounded up, at least 1.
-    let windowNanoseconds: Int64
-    /// Where waiters wait, and the automatic sweep's schedule: `c` with `.clock(c)`, else a `ContinuousClock`.
-    let localClock: any RateLimitClock
-    /// When the next decision sweeps, on `localClock`.
-    let nextSweep = LockedValue(Duration.zero)
-    /// The outage back-off: decisions go straight to the policy for a while after the database failed.
-    let outage = Outage()
-    /// Decisions queued while one of this limiter's statements is in flight, to go together in the next.
-    let coalescer = Coalescer()
-    /// Bookings given up on, revoked in the background.
-    let revocations = Revocations()
-    /// Every decision's deadline (one timer, not a task a decision).
-    let deadlines = DeadlineTimer()
-    /// Keys the database refused, answered here until they can grant again; `nil` with `localRefusals: false`.
-    let localRefusals: LocalRefusals?
-    /// The steps back of `.clock(c)`: see ``nowSent``.
-    let clockSteps = LockedValue(ClockSteps())
-    /// This process's `acquire`s waiting on `localClock`, moved back when it steps back.
-    let waiters: WaiterTimeline
-    /// Whether `prepare()` has succeeded in this process (decisions prepare first until it has).
-    let isPrepared = LockedValue(false)
-    /// Where the limiter logs (swift-log): given at init, or the task-local logger then.
-    let logger: Logger
+    /// The database behind the door: the statements, their coalescing, the outage back-off, local refusals, the
+    /// clock's steps and this process's waiters.
+    let store: PostgresPermitStore
 
     /// Statements this limiter has sent for decisions (one per lone decision, one per batch): what the
     /// benchmarks count beside the decisions made.
-    @_spi(RateLimitIntegration) public var _statementsSent: Int { coalescer.counts.statements }
+    @_spi(RateLimitIntegration) public var _statementsSent: Int { store.coalescer.counts.statements }
 
     var capacity: Int { door.capacity }
     var isUnlimited: Bool { door.isUnlimited }
@@ -124,12 +101,11 @@
       whenUnavailable: WhenUnavailable = .throwError, timeout: Duration = .milliseconds(250),
       localRefusals: Bool = true, logger: Logger? = nil
     ) {
-      (self.client, self.name) = (client, name)
-      self.logger = logger ?? Logger.current
-      self.localRefusals = localRefusals ? LocalRefusals() : nil
-      (self.time, self.whenUnavailable, self.timeout) = (time, whenUnavailable, timeout)
-      (door, nameBytes, windowNanoseconds, localClock) = Self.checked(name, limit, window, nil, timeout, time)
-      waiters = WaiterTimeline(localClock)
+      (self.name, self.time, self.whenUnavailable, self.timeout) = (name, time, whenUnavailable, timeout)
+      door = Self.checked(name, limit, window, nil, timeout)
+      store = PostgresPermitStore(
+        client: client, name: name, door: door, clock: time.clock, timeout: timeout, localRefusals: localRefusals,
+        logger: logger ?? Logger.current)
     }
 
     /// Creates a token bucket: one permit every `window / limit` on average, up to `burst` at once; starts full.
@@ -153,24 +129,22 @@
       whenUnavailable: WhenUnavailable = .throwError, timeout: Duration = .milliseconds(250),
       localRefusals: Bool = true, logger: Logger? = nil
     ) {
-      (self.client, self.name) = (client, name)
-      self.logger = logger ?? Logger.current
-      self.localRefusals = localRefusals ? LocalRefusals() : nil
-      (self.time, self.whenUnavailable, self.timeout) = (time, whenUnavailable, timeout)
-      (door, nameBytes, windowNanoseconds, localClock) = Self.checked(name, limit, window, burst, timeout, time)
-      waiters = WaiterTimeline(localClock)
+      (self.name, self.time, self.whenUnavailable, self.timeout) = (name, time, whenUnavailable, timeout)
+      door = Self.checked(name, limit, window, burst, timeout)
+      store = PostgresPermitStore(
+        client: client, name: name, door: door, clock: time.clock, timeout: timeout, localRefusals: localRefusals,
+        logger: logger ?? Logger.current)
     }
 
     private static func checked(
-      _ name: String, _ limit: Int, _ window: Duration, _ burst: Int?, _ timeout: Duration, _ time: Time
-    ) -> (PermitFrontDoor, ByteBuffer, Int64, any RateLimitClock) {
+      _ name: String, _ limit: Int, _ window: Duration, _ burst: Int?, _ timeout: Duration
+    ) -> PermitFrontDoor {
       let door = PermitFrontDoor(limit: limit, window: window, burst: burst, of: "PostgresRateLimiter")
       requireNonNegative(timeout, "timeout", of: "PostgresRateLimiter")
       if name.utf8.count > maximumKeyLength {
         fatalError("PostgresRateLimiter: name must be at most 1,024 UTF-8 bytes, got name of \(name.utf8.count)")
       }
-      let nanoseconds = max(1, wholeNanoseconds(window, roundingUp: true))
-      return (door, ByteBuffer(string: name), nanoseconds, time.clock ?? SwiftClock(ContinuousClock()))
+      return door
     }
 
     /// Creates the table and functions it needs if they are missing (or migrates older ones), in the connection's
@@ -188,7 +162,7 @@
     ///   10 seconds (or ``timeout``, if longer); PostgresNIO's own error if a statement fails (a missing
     ///   privilege).
     public func prepare() async throws {
-      try await throwingUnavailable { try await prepare(within: max(timeout, .seconds(10))) }
+      try await store.throwingUnavailable { try await store.prepare(within: max(timeout, .seconds(10))) }
     }
 
     /// Takes `permits` for `key` now if they can be granted now; never waits, never books for later.
@@ -204,9 +178,9 @@
       let keyBytes = try Self.keyBytes(key)
       if permits > capacity { return false }
       do {
-        if isUnlimited { return try await blockInForce(keyBytes) == nil }
-        if localRefusals?.refusal(for: keyBytes, at: localClock.now) != nil { return false }
-        return try await ask(.tryAcquire, permits, key: keyBytes, maxDelay: 0, remembering: true).booked
+        if isUnlimited { return try await store.blockInForce(keyBytes) == nil }
+        if store.localRefusals?.refusal(for: keyBytes, at: store.localClock.now) != nil { return false }
+        return try await store.ask(.tryAcquire, permits, key: keyBytes, maxDelay: 0, remembering: true).booked
       } catch let error as Unavailable {
         return try answer(error, allow: true, deny: false) { $0.tryAcquire(permits, for: key) }
       }
@@ -259,11 +233,11 @@
       let keyBytes = try Self.keyBytes(key)
       if permits > capacity { return nil }
       do {
-        if isUnlimited { return try await blockInForce(keyBytes).map { .nanoseconds($0.end &- $0.now) } ?? .zero }
-        if permits == 1, let refusal = localRefusals?.refusal(for: keyBytes, at: localClock.now) {
-          return max(.zero, refusal.until - localClock.now)
+        if isUnlimited { return try await store.blockInForce(keyBytes).map { .nanoseconds($0.end &- $0.now) } ?? .zero }
+        if permits == 1, let refusal = store.localRefusals?.refusal(for: keyBytes, at: store.localClock.now) {
+          return max(.zero, refusal.until - store.localClock.now)
         }
-        let decision = try await ask(.retryAfter, permits, key: keyBytes, maxDelay: nil)
+        let decision = try await store.ask(.retryAfter, permits, key: keyBytes, maxDelay: nil)
         return .nanoseconds(max(0, decision.time &- decision.now))
       } catch let error as Unavailable {
         return try answer(error, allow: .zero, deny: nil) { $0.retryAfter(permits, for: key) }
@@ -275,10 +249,7 @@
     ///
     /// - Throws: ``PostgresRateLimiterError/unavailable(underlying:)`` when the database cannot answer.
     public func count() async throws -> Int {
-      try await throwingUnavailable {
-        try await prepareIfNeeded()
-        return Int(try await firstRow(of: CountStatement(name: nameBytes, now: nowSent)))
-      }
+      try await store.throwingUnavailable { try await store.count() }
     }
 
     /// Deletes every row of this name that only a key at rest holds, in bounded batches (rows a decision holds at
@@ -286,12 +257,7 @@
     ///
     /// - Throws: ``PostgresRateLimiterError/unavailable(underlying:)`` when the database cannot answer.
     public func sweep() async throws {
-      try await throwingUnavailable { try await prepareIfNeeded() }
-      while true {
-        let statement = SweepStatement(name: nameBytes, now: nowSent, batch: Self.sweepBatch)
-        let deleted = try await throwingUnavailable { try await firstRow(of: statement) }
-        if deleted < Self.sweepBatch { return }
-      }
+      try await store.throwingUnavailable { try await store.sweep() }
     }
 
     /// What `reserve` and `acquire` share: the booking, or why there is none.
@@ -311,19 +277,19 @@
       if permits > capacity { return .exceedsCapacity }
       do {
         if isUnlimited { return try await unlimitedBooking(permits, for: key, bytes: keyBytes, within: maxDelay) }
-        let decision = try await ask(
+        let decision = try await store.ask(
           .reserve, permits, key: keyBytes, maxDelay: maxDelay.map { wholeNanoseconds($0, roundingUp: false) })
         let delay = Duration.nanoseconds(decision.time &- decision.now)
         guard decision.booked else { return .exceedsMaxDelay(delay) }
         // A booking moves the key's next free instant: a local refusal no longer says when.
-        localRefusals?.forget(keyBytes)
+        store.localRefusals?.forget(keyBytes)
         return .booked(
           Reservation(
-            permits: permits, key: key, time: onClock(decision.time), delay: delay,
+            permits: permits, key: key, time: store.onClock(decision.time), delay: delay,
             canceller: .database(self, id: decision.id)))
       } catch let error as Unavailable {
         return try answer(
-          error, allow: .booked(Reservation(permits: permits, key: key, at: localNow())),
+          error, allow: .booked(Reservation(permits: permits, key: key, at: store.localNow())),
           deny: .denied(error.error), fallback: Outcome.fallback)
       }
     }

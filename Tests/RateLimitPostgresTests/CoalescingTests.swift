@@ -103,13 +103,13 @@
           clock.advance(by: .nanoseconds(Int64.random(in: 0...5_000_000, using: &generator)))
           let asks = (0..<8).map { _ in Self.randomAsk(&generator, capacity: bucket ? burst : limit, window: window) }
           let expected = [Self.ask(.tryAcquire(1, "blocker"), local)] + asks.map { Self.ask($0, local) }
-          let before = shared.coalescer.counts
+          let before = shared.store.coalescer.counts
           await server("freeze")
           let answers = try await withThrowingTaskGroup(of: (Int, Answer).self) { group in
             for (index, ask) in ([Ask.tryAcquire(1, "blocker")] + asks).enumerated() {
               group.addTask { (index, try await Self.ask(ask, shared)) }
               // The next starts once this one has arrived: arrival order is the array's.
-              await shared.coalescer.waitUntilArrivals(before.arrivals + index + 1)
+              await shared.store.coalescer.waitUntilArrivals(before.arrivals + index + 1)
             }
             await server("thaw")
             var answers = [Answer?](repeating: nil, count: asks.count + 1)
@@ -118,7 +118,7 @@
           }
           let context = "seed \(seed), round \(round): \(asks)"
           #expect(answers == expected, "\(context)")
-          let after = shared.coalescer.counts
+          let after = shared.store.coalescer.counts
           #expect(after.statements - before.statements == 2, "\(context): the blocked one, then the eight")
         }
       }
@@ -207,7 +207,7 @@
         clock.advance(by: .seconds(1))
         #expect(try await shared.tryAcquire(for: "hot") == false)
         #expect(local.tryAcquire(for: "hot") == false)
-        let refused = shared.coalescer.counts.statements
+        let refused = shared.store.coalescer.counts.statements
         #expect(refused == 3)
         for step in 0..<1_000 {
           if step % 100 == 0 { clock.advance(by: .milliseconds(100)) }
@@ -215,15 +215,15 @@
           #expect(try await shared.decide(for: "hot") == local.decide(for: "hot"))
           #expect(try await shared.retryAfter(for: "hot") == local.retryAfter(for: "hot"))
         }
-        #expect(shared.coalescer.counts.statements == refused, "a refused key sends nothing")
+        #expect(shared.store.coalescer.counts.statements == refused, "a refused key sends nothing")
         // Another key, and a request for 2 permits (which a refusal for 1 cannot answer), still go.
         #expect(try await shared.tryAcquire(for: "cold") == local.tryAcquire(for: "cold"))
         #expect(try await shared.decide(2, for: "hot") == local.decide(2, for: "hot"))
-        #expect(shared.coalescer.counts.statements == refused + 2)
+        #expect(shared.store.coalescer.counts.statements == refused + 2)
         // Once a permit can be granted, the database is asked again.
         clock.advance(by: local.retryAfter(for: "hot") ?? .zero)
         #expect(try await shared.tryAcquire(for: "hot") == local.tryAcquire(for: "hot"))
-        #expect(shared.coalescer.counts.statements == refused + 3)
+        #expect(shared.store.coalescer.counts.statements == refused + 3)
       }
     }
 
@@ -237,7 +237,7 @@
         try await shared.prepare()
         #expect(try await shared.tryAcquire(for: "hot"))
         for _ in 0..<10 { #expect(try await shared.tryAcquire(for: "hot") == false) }
-        #expect(shared.coalescer.counts.statements == 11)
+        #expect(shared.store.coalescer.counts.statements == 11)
       }
     }
   }

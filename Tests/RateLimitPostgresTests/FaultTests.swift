@@ -246,8 +246,8 @@
           #expect(try await limiter.tryAcquire(for: "k"))  // the policy's answer
           await server("thaw")
           // The frozen statement runs now, and its booking is revoked.
-          for _ in 0..<100 where !limiter.revocations.isIdle { try await Task.sleep(for: .milliseconds(100)) }
-          #expect(limiter.revocations.isIdle)
+          for _ in 0..<100 where !limiter.store.revocations.isIdle { try await Task.sleep(for: .milliseconds(100)) }
+          #expect(limiter.store.revocations.isIdle)
           let decision = try await limiter.decide(for: "k")
           #expect(decision.isGranted)
           #expect(decision.remaining == 0)  // the grant at 0 and this one, both in (-10 s, 0]

@@ -11,7 +11,7 @@
     static func arrivals(reach count: Int, on limiter: PostgresRateLimiter) async -> Bool {
       await withTaskGroup(of: Bool.self) { group in
         group.addTask {
-          await limiter.coalescer.waitUntilArrivals(count)
+          await limiter.store.coalescer.waitUntilArrivals(count)
           return !Task.isCancelled
         }
         group.addTask {
@@ -47,7 +47,7 @@
             #expect(grant.decision.isGranted && grant.decision.remaining == 0)
             grants.append(grant)
           }
-          let before = shared.coalescer.counts
+          let before = shared.store.coalescer.counts
           await server("freeze")
           var queued = true
           try await withThrowingTaskGroup(of: Void.self) { group in
@@ -61,7 +61,7 @@
             try await group.waitForAll()
           }
           #expect(queued, "every give-back arrives in the lane")
-          let after = shared.coalescer.counts
+          let after = shared.store.coalescer.counts
           #expect(after.statements - before.statements == 2, "the decision in flight, then the four give-backs")
           for key in keys {
             let peeked = try await shared.peek(2, for: key)

@@ -25,10 +25,10 @@
           // No suspension since the booking: the waiters' shift is still the one it was made at.
           guard limiter.time.clock != nil else {
             return .booked(
-              Booked(reservation: reservation, instant: limiter.localClock.now + reservation.delay, shift: nil))
+              Booked(reservation: reservation, instant: limiter.store.localClock.now + reservation.delay, shift: nil))
           }
           return .booked(
-            Booked(reservation: reservation, instant: reservation.time, shift: limiter.waiters.currentShift))
+            Booked(reservation: reservation, instant: reservation.time, shift: limiter.store.waiters.currentShift))
         case .exceedsCapacity: return .exceedsCapacity(capacity: limiter.capacity)
         case .exceedsMaxDelay(let delay): return .exceedsMaxDelay(delay: delay)
         case .denied(let error): throw error
@@ -52,9 +52,9 @@
         do {
           if let shift = booked.shift {
             try await waitUntilInstant(
-              booked.instant, on: limiter.localClock, timeline: limiter.waiters, shift: shift)
+              booked.instant, on: limiter.store.localClock, timeline: limiter.store.waiters, shift: shift)
           } else {
-            try await waitUntilInstant(booked.instant, on: limiter.localClock)
+            try await waitUntilInstant(booked.instant, on: limiter.store.localClock)
           }
         } catch {
           try? await booked.reservation.cancel()

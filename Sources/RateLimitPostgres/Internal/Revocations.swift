@@ -30,7 +30,7 @@
     /// Whether none is waiting or being revoked (for tests).
     var isIdle: Bool { state.withLock { $0.pending.isEmpty && !$0.isDraining } }
 
-    func add(_ id: Int64, key: ByteBuffer, limiter: PostgresRateLimiter) {
+    func add(_ id: Int64, key: ByteBuffer, store: PostgresPermitStore) {
       let start: Bool = state.withLock { state in
         if state.pending.count < Self.capacity { state.pending.append(Pending(id: id, key: key)) }
         if state.isDraining { return false }
@@ -38,7 +38,7 @@
         return true
       }
       if start {
-        let owner = WeakLimiter(limiter)
+        let owner = WeakLimiter(store)
         Task { await drain(owner) }
       }
     }
@@ -121,9 +121,9 @@
 
   /// The limiter, not kept alive by its revocations' task; its name and logger, for the task's last word.
   private final class WeakLimiter: Sendable {
-    weak let limiter: PostgresRateLimiter?
+    weak let limiter: PostgresPermitStore?
     let name: String
     let logger: Logger
-    init(_ limiter: PostgresRateLimiter) { (self.limiter, name, logger) = (limiter, limiter.name, limiter.logger) }
+    init(_ limiter: PostgresPermitStore) { (self.limiter, name, logger) = (limiter, limiter.name, limiter.logger) }
   }
 #endif

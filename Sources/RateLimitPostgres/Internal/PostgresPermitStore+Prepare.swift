@@ -5,7 +5,7 @@
 
   /// `prepare`: the schema created or migrated (`Schema.prepare`), the name's rule stored or checked against this
   /// limiter's (a trap naming both), once per limiter before its first statement.
-  extension PostgresRateLimiter {
+  extension PostgresPermitStore {
     /// Runs `prepare()`'s statement and checks this limiter's rule and parameters against those stored for its
     /// name, within `limit`.
     func prepare(within deadline: Duration) async throws {

@@ -4,7 +4,7 @@
 
   /// Sending decisions (and a served request's give-back, SPEC 4.2): alone when nothing is in flight, else
   /// together with those queued meanwhile (see ``Coalescer``).
-  extension PostgresRateLimiter {
+  extension PostgresPermitStore {
     /// The answer to `request`, in one round trip, shared with the decisions that queued beside it.
     ///
     /// One blocked key waits alone (SPEC 4.1.1): a statement in the lane waits at most ``laneLockTimeout`` for a

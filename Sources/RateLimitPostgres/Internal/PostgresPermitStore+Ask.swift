@@ -4,7 +4,7 @@
 
   /// A decision asked of the database (`ask`: the statement a lone decision or a batch sends), the booking it
   /// may leave behind (cancelled, or revoked once the database answers again), and when a decision sweeps.
-  extension PostgresRateLimiter {
+  extension PostgresPermitStore {
     /// What `ratelimit_decide` is asked; in the lane (`ratelimit_decide_many_v7`), a give-back too.
     enum Mode: Int32 {
       case tryAcquire = 0
@@ -62,7 +62,7 @@
 
     /// Revokes booking `id` (`ratelimit_revoke_v4`) in the background: see ``Revocations``.
     func revokeLater(_ id: Int64, key: ByteBuffer) {
-      revocations.add(id, key: key, limiter: self)
+      revocations.add(id, key: key, store: self)
     }
 
     /// The statement that revokes booking `id` of `key`, its wait for the key's lock bounded as a decision's.

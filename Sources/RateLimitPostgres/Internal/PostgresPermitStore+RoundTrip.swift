@@ -5,7 +5,7 @@
 
   /// One round trip: within a deadline (one timer per limiter, `DeadlineTimer`), retried while the server restarts,
   /// answered at once during an outage (`Outage`), its failure an ``Unavailable`` for the policy to answer.
-  extension PostgresRateLimiter {
+  extension PostgresPermitStore {
     /// The database could not answer: the policy decides. `error` is what `.throwError` throws.
     struct Unavailable: Error {
       let error: PostgresRateLimiterError
@@ -40,6 +40,19 @@
       } catch let error as Unavailable {
         throw error.error
       }
+    }
+
+    /// A joint statement's rows, one a part (`count`), within the timeout.
+    func rows<Statement: PostgresPreparedStatement>(of statement: Statement, count: Int) async throws
+      -> [Statement.Row] where Statement.Row: Sendable
+    {
+      let rows = try await run(within: timeout) { client in
+        var rows: [Statement.Row] = []
+        for try await row in try await client.execute(statement) { rows.append(row) }
+        return rows
+      }
+      guard rows.count == count else { throw NoRow() }
+      return rows
     }
 
     /// Sends `query` within `timeout` and decodes its first row; an error that means "unavailable" becomes
