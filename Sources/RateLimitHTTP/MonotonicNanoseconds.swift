@@ -8,7 +8,7 @@
 
 /// A monotonic clock reading in nanoseconds, for the middlewares' `ratelimit_decision_duration` timer: one
 /// `clock_gettime`, a fifth of what `DispatchTime.now()` costs (two of them a request, on the hot path).
-package func monotonicNanoseconds() -> UInt64 {
+@usableFromInline package func monotonicNanoseconds() -> UInt64 {
   #if canImport(Darwin)
     return clock_gettime_nsec_np(CLOCK_UPTIME_RAW)
   #else

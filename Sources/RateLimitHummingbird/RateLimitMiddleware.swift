@@ -47,8 +47,9 @@
     let key: @Sendable (Request, Context) -> String?
     /// The `select` form's closure; `nil` for a fixed list of policies.
     let select: (@Sendable (Request, Context) -> RateLimitSelection)?
-    /// `ratelimit_decision_duration`: each limited request's whole decision, every policy of it.
-    let decisionDuration = Timer(label: "ratelimit_decision_duration")
+    /// `ratelimit_decision_duration` (each limited request's whole decision, every policy of it) and
+    /// `ratelimit_fallback{policy}`.
+    let timing = DecisionTiming()
 
     /// - Parameters:
     ///   - policies: The limits every request takes from, for its key, in the order the header fields list them.
@@ -125,12 +126,12 @@
       _ key: String, by limits: Limits, _ request: Request, _ context: Context,
       _ next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-      let start = monotonicNanoseconds()
+      let start = DecisionTiming.start
       switch limits.gate._decideInProcess(key: key) {
       case .granted(let state)?:
         // In-process, the usual answer: no suspension (an `async` call may hop executors, a fifth of a
         // hello-world route's time) and one field to make.
-        decided(since: start)
+        timing.record(since: start)
         limits.counters.countGranted()
         DecisionSpan.record(limits.gate.policies, "granted")
         var response = try await next(request, context)
@@ -138,32 +139,18 @@
         if let state { response.headers.append(HTTPField(name: .rateLimit, value: state)) }
         return response
       case .other(let outcome)?:
-        decided(since: start)
+        timing.record(since: start)
         return try await answer(outcome, key: key, by: limits, request, context, next)
       case nil:
         let result: RateLimitGate.Decided
-        do {
-          result = try await limits.gate.decideRequest(key: key)
-          decided(since: start, fallbacks: result.fallbacks)
-        } catch {
-          // A store that cannot decide (`.throwError`): 503, `Retry-After: 1`, no RateLimit fields; the gate
-          // took back every other grant of the request.
-          decided(since: start)
-          limits.recordUnavailable()
-          return response(RateLimitGate.answer(unavailable: error, key: key), context)
+        switch await limits.decideRequest(key: key, since: start, timing: timing, logger: context.logger) {
+        case .success(let decided): result = decided
+        case .failure(let error): return response(RateLimitGate.answer(unavailable: error, key: key), context)
         }
-        limits.recordShadowRefused(result.shadowRefused, key: key, on: context.logger)
         return try await answer(
           result.outcome, key: key, by: limits, request, context, next, shadowRefused: result.shadowRefused,
           settlement: result.settlement)
       }
-    }
-
-    /// Records a request's whole decision in `ratelimit_decision_duration`, and counts the policies a fallback
-    /// answered in `ratelimit_fallback{policy}`.
-    func decided(since start: UInt64, fallbacks: [String] = []) {
-      decisionDuration.recordNanoseconds(Int64(truncatingIfNeeded: monotonicNanoseconds() &- start))
-      for name in fallbacks { Counter(label: "ratelimit_fallback", dimensions: [("policy", name)]).increment() }
     }
 
     /// The response for any outcome but an in-process grant.

@@ -39,8 +39,9 @@
     let key: @Sendable (Request) -> String?
     /// The `select` form's closure; `nil` for a fixed list of policies.
     let select: (@Sendable (Request) -> RateLimitSelection)?
-    /// `ratelimit_decision_duration`: each limited request's whole decision, every policy of it.
-    let decisionDuration = Timer(label: "ratelimit_decision_duration")
+    /// `ratelimit_decision_duration` (each limited request's whole decision, every policy of it) and
+    /// `ratelimit_fallback{policy}`.
+    let timing = DecisionTiming()
 
     /// - Parameters:
     ///   - policies: The limits every request takes from, for its key, in the order the header fields list them.
@@ -145,12 +146,12 @@
       let outcome: RateLimitGate.Outcome
       var shadowRefused: [String] = []
       var settlement: RateLimitGate.Settlement?
-      let start = monotonicNanoseconds()
+      let start = DecisionTiming.start
       switch limits.gate._decideInProcess(key: key) {
       case .granted(let state)?:
         // In-process, the usual answer: no suspension (an `async` call may hop executors, a fifth of a
         // hello-world route's time) and one field to make.
-        decided(since: start)
+        timing.record(since: start)
         limits.counters.countGranted()
         DecisionSpan.record(limits.gate.policies, "granted", in: request.serviceContext)
         let response = try await next.respond(to: request)
@@ -160,20 +161,16 @@
         if let state { response.headers.add(name: RateLimitFields.stateName, value: state) }
         return response
       case .other(let other)?:
-        decided(since: start)
+        timing.record(since: start)
         outcome = other
       case nil:
         let result: RateLimitGate.Decided
-        do {
-          result = try await limits.gate.decideRequest(key: key)
-          decided(since: start, fallbacks: result.fallbacks)
-        } catch {
-          // A store that cannot decide (`.throwError`): the gate took back every other grant.
-          decided(since: start)
-          limits.recordUnavailable(in: request.serviceContext)
-          return Self.response(RateLimitGate.answer(unavailable: error, key: key), request)
+        switch await limits.decideRequest(
+          key: key, since: start, timing: timing, logger: request.logger, in: request.serviceContext)
+        {
+        case .success(let decided): result = decided
+        case .failure(let error): return Self.response(RateLimitGate.answer(unavailable: error, key: key), request)
         }
-        limits.recordShadowRefused(result.shadowRefused, key: key, on: request.logger)
         (outcome, shadowRefused, settlement) = (result.outcome, result.shadowRefused, result.settlement)
       }
       switch outcome {
@@ -196,13 +193,6 @@
       case .badRequest:
         return Self.response(limits.gate.answer(for: outcome, key: key)!, request)
       }
-    }
-
-    /// Records a request's whole decision in `ratelimit_decision_duration`, and counts the policies a fallback
-    /// answered in `ratelimit_fallback{policy}`.
-    private func decided(since start: UInt64, fallbacks: [String] = []) {
-      decisionDuration.recordNanoseconds(Int64(truncatingIfNeeded: monotonicNanoseconds() &- start))
-      for name in fallbacks { Counter(label: "ratelimit_fallback", dimensions: [("policy", name)]).increment() }
     }
 
     /// RateLimitHTTP's answer as Vapor's response, logged on the request's logger.
