@@ -220,7 +220,7 @@
     ///   ``PostgresRateLimiterError/exceedsMaxDelay(delay:maxDelay:)`` at once, nothing booked;
     ///   ``PostgresRateLimiterError/unavailable(underlying:)`` with `.throwError` or `.deny`.
     public func acquire(_ permits: Int = 1, for key: String, within maxDelay: Duration? = nil) async throws {
-      try await door.acquire(permits, for: key, within: maxDelay, from: Store(limiter: self))
+      try await door.acquire(permits, for: key, within: maxDelay, from: AcquireStore(limiter: self))
     }
 
     /// How long a request for `permits` made now for `key` would wait: the `delay` ``reserve(_:for:within:)``

@@ -2,10 +2,11 @@
   import RateLimit
 
   extension PostgresRateLimiter {
-    /// The database behind the core's front door (``PermitFrontDoor``): `acquire`'s checks, cancellation and
-    /// errors are the core's, as for `KeyedRateLimiter`; this says how the database books (one round trip, or
-    /// the policy when it cannot answer) and how this process waits for a booking.
-    struct Store: PermitStore {
+    /// `acquire` through the core's front door (``PermitFrontDoor``): its checks, cancellation and errors are the
+    /// core's, as for `KeyedRateLimiter`; this says how a booking is made (the limiter's `reserve` path: one round
+    /// trip, or the policy when the database cannot answer) and how this process waits for it (the store's
+    /// waiters, moved back when `c` steps back).
+    struct AcquireStore: PermitStore {
       let limiter: PostgresRateLimiter
 
       /// A booking in the database for a later instant, as this process waits for it.
