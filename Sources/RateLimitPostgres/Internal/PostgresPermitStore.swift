@@ -10,6 +10,8 @@
   /// | piece | file |
   /// |---|---|
   /// | a decision asked (`ask`), a booking cancelled or revoked later | `PostgresPermitStore+Ask.swift` |
+  /// | `peek`, the operations, `update`, a penalising decision, `count`, `sweep` | `PostgresPermitStore+Operations.swift` |
+  /// | several stores' parts in one statement; a grant given back | `PostgresPermitStore+Joint.swift` |
   /// | decisions coalesced into one statement, one lane per limiter | `PostgresPermitStore+Coalescing.swift`, `Coalescer.swift` |
   /// | one round trip: deadline, retries, the outage back-off | `PostgresPermitStore+RoundTrip.swift`, `Outage.swift`, `DeadlineTimer.swift` |
   /// | the schema and the name's rule, once | `PostgresPermitStore+Prepare.swift` |
