@@ -133,6 +133,10 @@ import Testing
       ServerQuota(status: 200, fields: [("X-RateLimit-Reset", "1.2")]).policies.first?.effectiveWindow == .seconds(2))
     #expect(
       ServerQuota(status: 200, fields: [("X-RateLimit-Reset", "3.000")]).policies.first?.effectiveWindow == .seconds(3))
+    // The value as sent decides: just below 1,000,000,000 it is seconds, whatever its fraction rounds up to.
+    #expect(
+      ServerQuota(status: 200, fields: [("X-RateLimit-Reset", "999999999.2")]).policies.first?.effectiveWindow
+        == .seconds(1_000_000_000))
     // Negative, or not a number: ignored.
     #expect(ServerQuota(status: 200, fields: [("X-RateLimit-Reset", "-5")]).policies.isEmpty)
     #expect(ServerQuota(status: 200, fields: [("X-RateLimit-Remaining", "many")]).policies.isEmpty)

@@ -152,12 +152,14 @@ public struct ServerQuota: Sendable, Equatable {
       return nil
     }
     var seconds = Int64(whole) ?? .max
+    // The value as sent decides which it is, before its fraction is rounded up.
+    let isDelay = seconds < 1_000_000_000
     if parts.count == 2 {
       let fraction = parts[1]
       guard !fraction.isEmpty, fraction.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
       if fraction.utf8.contains(where: { $0 != 0x30 }), seconds < .max { seconds += 1 }
     }
-    if seconds < 1_000_000_000 { return .seconds(seconds) }
+    if isDelay { return .seconds(seconds) }
     return .seconds(Swift.max(0, seconds - reference))
   }
 
