@@ -52,8 +52,7 @@
 
     /// The refusal in force for `key` in this process (`localRefusals`), as a decision; `nil` if none.
     func localRefusal(for key: ByteBuffer) -> RateLimitDecision? {
-      let now = store.localClock.now
-      return store.localRefusals?.refusal(for: key, at: now).map { report($0, at: now) }
+      store.refusalInForce(for: key).map { report($0.refusal, at: $0.now) }
     }
 
     /// A refusal in force in this process (`localRefusals`) at `now`, as a decision.

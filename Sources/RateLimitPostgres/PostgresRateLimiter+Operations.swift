@@ -170,10 +170,11 @@
       door.check(permits)
       let keyBytes = try Self.keyBytes(key)
       let amount = Int64(clamping: wholeNanoseconds(penalty, roundingUp: true))
-      let now = store.localClock.now
-      let refusedHere = permits == 1 ? store.localRefusals?.refusal(for: keyBytes, at: now) : nil
+      let refusedHere = permits == 1 ? store.refusalInForce(for: keyBytes) : nil
       // Refused here during a block this limiter saw: the penalty is in force, nothing to ask.
-      if let refusedHere, refusedHere.isBlock { return _UndoableDecision(report(refusedHere, at: now), undo: nil) }
+      if case let (refusal, now)? = refusedHere, refusal.isBlock {
+        return _UndoableDecision(report(refusal, at: now), undo: nil)
+      }
       if isUnlimited || permits > capacity || refusedHere != nil {
         let made = try await decision(permits, for: key, undoable: true)
         guard !made.decision.isGranted, !made.decision.isFallback else { return made }

@@ -179,7 +179,7 @@
       if permits > capacity { return false }
       do {
         if isUnlimited { return try await store.blockInForce(keyBytes) == nil }
-        if store.localRefusals?.refusal(for: keyBytes, at: store.localClock.now) != nil { return false }
+        if store.refusalInForce(for: keyBytes) != nil { return false }
         return try await store.ask(.tryAcquire, permits, key: keyBytes, maxDelay: 0, remembering: true).booked
       } catch let error as Unavailable {
         return try answer(error, allow: true, deny: false) { $0.tryAcquire(permits, for: key) }
@@ -234,8 +234,8 @@
       if permits > capacity { return nil }
       do {
         if isUnlimited { return try await store.blockInForce(keyBytes).map { .nanoseconds($0.end &- $0.now) } ?? .zero }
-        if permits == 1, let refusal = store.localRefusals?.refusal(for: keyBytes, at: store.localClock.now) {
-          return max(.zero, refusal.until - store.localClock.now)
+        if permits == 1, case let (refusal, now)? = store.refusalInForce(for: keyBytes) {
+          return max(.zero, refusal.until - now)
         }
         let decision = try await store.ask(.retryAfter, permits, key: keyBytes, maxDelay: nil)
         return .nanoseconds(max(0, decision.time &- decision.now))

@@ -61,6 +61,14 @@
     }
 
     /// Revokes booking `id` (`ratelimit_revoke_v4`) in the background: see ``Revocations``.
+    /// This process's refusal of `key` in force now (`localRefusals`), and the local clock's reading it was judged
+    /// at, read once; `nil` when there is none, or with `localRefusals: false`.
+    func refusalInForce(for key: ByteBuffer) -> (refusal: LocalRefusals.Refusal, now: Duration)? {
+      guard let localRefusals else { return nil }
+      let now = localClock.now
+      return localRefusals.refusal(for: key, at: now).map { ($0, now) }
+    }
+
     func revokeLater(_ id: Int64, key: ByteBuffer) {
       revocations.add(id, key: key, store: self)
     }

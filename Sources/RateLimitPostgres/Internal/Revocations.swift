@@ -38,14 +38,14 @@
         return true
       }
       if start {
-        let owner = WeakLimiter(store)
+        let owner = WeakStore(store)
         Task { await drain(owner) }
       }
     }
 
     /// Sends the revocations, oldest first, while the limiter lives and its client runs: the task never
     /// outlives either (a limiter released, or a client shut down, drops what is left, logged).
-    private func drain(_ owner: WeakLimiter) async {
+    private func drain(_ owner: WeakStore) async {
       var pause = false
       while let next = state.withLock({ state -> Pending? in
         if state.pending.isEmpty {
@@ -57,7 +57,7 @@
         // After a failure, a second's pause, holding no reference to the limiter.
         if pause { try? await Task.sleep(for: .seconds(1)) }
         guard
-          let (client, statement, timeout) = owner.limiter.map({
+          let (client, statement, timeout) = owner.store.map({
             ($0.client, $0.revokeStatement(next.id, key: next.key), $0.timeout)
           })
         else {
@@ -83,7 +83,7 @@
     /// to the limiter, so that releasing the limiter frees it.
     private func send(
       _ next: Pending, _ statement: RevokeStatement, on client: PostgresClient, within timeout: Duration,
-      _ owner: WeakLimiter
+      _ owner: WeakStore
     ) async -> Sent {
       do {
         try await withDeadline(timeout, on: deadlines) {
@@ -108,7 +108,7 @@
     }
 
     /// Gives up `next` and every revocation pending, and stops draining.
-    private func dropAll(_ next: Pending, _ owner: WeakLimiter, reason: String) {
+    private func dropAll(_ next: Pending, _ owner: WeakStore, reason: String) {
       let dropped = state.withLock { state in
         defer { (state.pending, state.isDraining) = ([], false) }
         return state.pending.count + 1
@@ -119,11 +119,12 @@
     }
   }
 
-  /// The limiter, not kept alive by its revocations' task; its name and logger, for the task's last word.
-  private final class WeakLimiter: Sendable {
-    weak let limiter: PostgresPermitStore?
+  /// The limiter's store, not kept alive by its revocations' task (it goes with its limiter); its name and logger,
+  /// for the task's last word.
+  private final class WeakStore: Sendable {
+    weak let store: PostgresPermitStore?
     let name: String
     let logger: Logger
-    init(_ limiter: PostgresPermitStore) { (self.limiter, name, logger) = (limiter, limiter.name, limiter.logger) }
+    init(_ store: PostgresPermitStore) { (self.store, name, logger) = (store, store.name, store.logger) }
   }
 #endif
