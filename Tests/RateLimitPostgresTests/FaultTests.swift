@@ -165,10 +165,14 @@
             clock.advance(by: .milliseconds(1))
             #expect(try await limiter.tryAcquire(for: "k"))
           }
+          // Release 14: in the key's row and its chunks.
           let sizes = try await client.query(
             """
-            SELECT array_length(times, 1), pg_column_size(times) FROM ratelimit_keys
-            WHERE name = \(ByteBuffer(string: "hot")) AND key = \(ByteBuffer(string: "k"))
+            SELECT sum(array_length(times, 1))::integer, sum(pg_column_size(times))::integer FROM (
+                SELECT times FROM ratelimit_keys
+                WHERE name = \(ByteBuffer(string: "hot")) AND key = \(ByteBuffer(string: "k"))
+                UNION ALL SELECT times FROM ratelimit_chunks
+                WHERE name = \(ByteBuffer(string: "hot")) AND key = \(ByteBuffer(string: "k"))) AS held
             """)
           for try await (count, size) in sizes.decode((Int32, Int32).self) {
             #expect(count == 2_000)

@@ -14,6 +14,46 @@
       case reserve(Int, within: Int64?)  // ns
       case retryAfter(Int)
       case cancel(Int)  // a reservation, counted back from the latest
+      case peek(Int)
+      case charge(Int)
+      case refund(Int)
+    }
+
+    /// Plays one step on both limiters and expects the same answers; `reservations` holds both sides' bookings
+    /// for `.cancel` (a cancelled one stays: cancelling it again changes nothing on either side).
+    static func play(
+      _ step: Step, on shared: PostgresRateLimiter, and local: KeyedRateLimiter<String>, clock: ManualClock,
+      reservations: inout [(PostgresRateLimiter.Reservation, RateLimiter.Reservation)], context: String
+    ) async throws {
+      let key = "k"
+      switch step {
+      case .advance(let nanoseconds):
+        clock.advance(by: .nanoseconds(nanoseconds))
+      case .tryAcquire(let permits):
+        let expected = local.tryAcquire(permits, for: key)
+        #expect(try await shared.tryAcquire(permits, for: key) == expected, "\(context)")
+      case .reserve(let permits, let within):
+        let maxDelay = within.map(Duration.nanoseconds)
+        let expected = local.reserve(permits, for: key, within: maxDelay)
+        let got = try await shared.reserve(permits, for: key, within: maxDelay)
+        #expect(got?.time == expected?.time, "\(context)")
+        #expect(got?.delay == expected?.delay, "\(context)")
+        if let got, let expected { reservations.append((got, expected)) }
+      case .retryAfter(let permits):
+        let expected = local.retryAfter(permits, for: key)
+        #expect(try await shared.retryAfter(permits, for: key) == expected, "\(context)")
+      case .cancel(let back):
+        guard back < reservations.count else { return }
+        let (got, expected) = reservations[reservations.count - 1 - back]
+        expected.cancel()
+        try await got.cancel()
+      case .peek(let permits):
+        #expect(try await shared.peek(permits, for: key) == local.peek(permits, for: key), "\(context)")
+      case .charge(let permits):
+        #expect(try await shared.charge(permits, for: key) == local.charge(permits, for: key), "\(context)")
+      case .refund(let permits):
+        #expect(try await shared.refund(permits, for: key) == local.refund(permits, for: key), "\(context)")
+      }
     }
 
     static let windows: [Duration] = [.nanoseconds(333), .milliseconds(7), .seconds(1)]
@@ -58,35 +98,14 @@
               bucket
               ? KeyedRateLimiter<String>(limit: limit, per: window, burst: burst, clock: clock)
               : KeyedRateLimiter<String>(limit: limit, per: window, clock: clock)
-            let key = "k"
             // A token bucket's cancel is the one rule that differs (SPEC): replayed for windows only.
             let steps = Self.timeline(
               &generator, capacity: bucket ? burst : limit, window: window.nanoseconds, cancels: !bucket)
             var reservations: [(PostgresRateLimiter.Reservation, RateLimiter.Reservation)] = []
             for (index, step) in steps.enumerated() {
-              let context = "seed \(seed), window \(window), step \(index): \(step)"
-              switch step {
-              case .advance(let nanoseconds):
-                clock.advance(by: .nanoseconds(nanoseconds))
-              case .tryAcquire(let permits):
-                let expected = local.tryAcquire(permits, for: key)
-                #expect(try await shared.tryAcquire(permits, for: key) == expected, "\(context)")
-              case .reserve(let permits, let within):
-                let maxDelay = within.map(Duration.nanoseconds)
-                let expected = local.reserve(permits, for: key, within: maxDelay)
-                let got = try await shared.reserve(permits, for: key, within: maxDelay)
-                #expect(got?.time == expected?.time, "\(context)")
-                #expect(got?.delay == expected?.delay, "\(context)")
-                if let got, let expected { reservations.append((got, expected)) }
-              case .retryAfter(let permits):
-                let expected = local.retryAfter(permits, for: key)
-                #expect(try await shared.retryAfter(permits, for: key) == expected, "\(context)")
-              case .cancel(let back):
-                guard back < reservations.count else { continue }
-                let (got, expected) = reservations[reservations.count - 1 - back]
-                expected.cancel()
-                try await got.cancel()
-              }
+              try await Self.play(
+                step, on: shared, and: local, clock: clock, reservations: &reservations,
+                context: "seed \(seed), window \(window), step \(index): \(step)")
             }
             #expect(try await shared.count() == local.count, "seed \(seed), window \(window): count")
           }

@@ -36,14 +36,21 @@
         \(keysTable)
         \(Schema.clockFunction)
         \(Schema.lockKeyFunction)
-        \(Schema.version3DecideFunction)
-        \(Schema.version3CancelFunction)
+        \(version3DecideFunction)
+        \(version3CancelFunction)
         \(sweepFunction)
         DELETE FROM ratelimit_schema;
         INSERT INTO ratelimit_schema (version) VALUES (\(version));
       END
       $prepare$
       """
+
+    /// 4.0's functions as 4.0 wrote them: this release's copies without release 14's line that brings a key's
+    /// chunks back into its row (4.0's database has none).
+    static let version3DecideFunction = Schema.version3DecideFunction.replacingOccurrences(
+      of: Schema.release40Unchunk, with: "")
+    static let version3CancelFunction = Schema.version3CancelFunction.replacingOccurrences(
+      of: Schema.release40Unchunk, with: "")
 
     /// 4.0's table: this release's (`Schema.keysTable`) with the running totals as `bigint[]`, as 4.0 kept them
     /// (a later `prepare()` migrates them to `numeric[]`).

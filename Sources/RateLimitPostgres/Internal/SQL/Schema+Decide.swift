@@ -44,6 +44,13 @@
           hi integer;
           mid integer;
           bound bigint;
+          before numeric;
+          target numeric;
+          gone integer;
+          chunk record;
+          read_chunks integer;
+          read_ids bigint[];
+          d record;
           full_credit numeric;
           credit numeric;
           wait numeric;
@@ -71,6 +78,8 @@
               floor_ := coalesce(stored.floor_at, small);
           END IF;
           SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
+          read_chunks := r.chunks;
+          read_ids := r.ids;
           IF NOT FOUND THEN
               r := ROW(p_name, p_key, small, small, '{}', '{}', '{}', '{}', 0, NULL, small, NULL, NULL, NULL, NULL);
               r.version := coalesce(stored.version, 0);
@@ -88,6 +97,11 @@
               -- Token bucket, `.clock(c)` stepped back since the key's latest decision: as Go's, the credit counts
               -- no time from `last` (below) until a booking takes the step in, and the bookings ahead move back
               -- with the clock (TokenBucket.clockWentBack in the core).
+              IF coalesce(r.chunks, 0) > 0 AND p_mode <> 2 THEN
+                  -- Release 14: every booking moves back, the chunks' too (a read moves only the tail's).
+                  PERFORM ratelimit_unchunk_v1(p_name, p_key);
+                  SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
+              END IF;
               jump := r.latest::numeric - o_now;
               r.times := ARRAY(SELECT greatest(t - jump, small)::bigint FROM unnest(r.times) AS t);
           END IF;
@@ -97,42 +111,52 @@
           at_ := CASE WHEN blocked THEN r.blocked_until ELSE o_now END;
           n := coalesce(array_length(r.times, 1), 0);
           IF p_burst IS NULL THEN
-              -- Sliding window: binary search for the first booking after now - T, then for the first in
-              -- (s - T, s]; slide until enough have left (the oldest leaves at its instant + T). Release 12: the
-              -- row keeps what is after now - T, not after the block's end - T (a booking made during a block
-              -- forgot bookings still ahead).
+              -- Sliding window: the permits in (s - T, s] are the running total at the latest booking minus the
+              -- one at the latest booking at or before s - T (binary search in the tail, or in the one chunk that
+              -- holds it: release 14). A request that does not fit at s is booked when enough have left: at the
+              -- first booking whose running total reaches the latest one + n - N, plus T (the oldest leaves at
+              -- its instant + T). Release 12: a booking forgets what is at or before now - T, not the block's end
+              -- - T (a booking made during a block forgot bookings still ahead).
               ts := r.times;
               ps := r.permits;
               cs := r.cum;
-              bound := greatest(o_now::numeric - p_window, floor_)::bigint;
-              lo := 1; hi := n + 1;
-              WHILE lo < hi LOOP
-                  mid := (lo + hi) / 2;
-                  IF ts[mid] <= bound THEN lo := mid + 1; ELSE hi := mid; END IF;
-              END LOOP;
-              first := lo;
               o_time := greatest(at_, coalesce(ts[n], at_));
               bound := greatest(o_time::numeric - p_window, floor_)::bigint;
-              hi := n + 1;
-              WHILE lo < hi LOOP
-                  mid := (lo + hi) / 2;
-                  IF ts[mid] <= bound THEN lo := mid + 1; ELSE hi := mid; END IF;
-              END LOOP;
-              in_window := CASE WHEN lo <= n THEN cs[n] - cs[lo] + ps[lo] ELSE 0 END;
-              WHILE in_window + p_permits > p_limit AND lo <= n LOOP
-                  o_time := least(ts[lo]::numeric + p_window, big)::bigint;
-                  EXIT WHEN o_time = big;  -- the 292-year horizon
-                  bound := greatest(o_time::numeric - p_window, floor_)::bigint;
-                  WHILE lo <= n AND ts[lo] <= bound LOOP lo := lo + 1; END LOOP;
-                  in_window := CASE WHEN lo <= n THEN cs[n] - cs[lo] + ps[lo] ELSE 0 END;
-              END LOOP;
+              \(windowBefore(bound: "bound", into: "before"))
+              in_window := CASE WHEN n > 0 THEN cs[n] - before ELSE 0 END;
+              IF in_window + p_permits > p_limit AND n > 0 THEN
+                  target := cs[n] + p_permits - p_limit;
+                  IF coalesce(r.chunks, 0) > 0 AND cs[1] - ps[1] >= target THEN
+                      o_time := ratelimit_chunk_reaching_v1(p_name, p_key, target);
+                  ELSE
+                      lo := 1; hi := n;
+                      WHILE lo < hi LOOP
+                          mid := (lo + hi) / 2;
+                          IF cs[mid] < target THEN lo := mid + 1; ELSE hi := mid; END IF;
+                      END LOOP;
+                      o_time := ts[lo];
+                  END IF;
+                  o_time := least(o_time::numeric + p_window, big)::bigint;
+              END IF;
               IF p_mode <> 2 AND o_time <= deadline AND NOT ratelimit_revoked_v4(p_id) THEN
                   o_booked := true;
                   o_id := coalesce(p_id, nextval('ratelimit_booking_ids'));
-                  r.times := ts[first:n] || o_time;
-                  r.permits := ps[first:n] || p_permits;
-                  r.cum := cs[first:n] || (coalesce(cs[n], 0) + p_permits);
-                  r.ids := r.ids[first:n] || o_id;
+                  -- What is at or before now - T goes: whole chunks, and the tail's once no chunk is left.
+                  bound := greatest(o_now::numeric - p_window, floor_)::bigint;
+                  IF coalesce(r.chunks, 0) > 0 THEN
+                      DELETE FROM ratelimit_chunks WHERE name = p_name AND key = p_key AND last_at <= bound;
+                      GET DIAGNOSTICS gone = ROW_COUNT;
+                      r.chunks := nullif(r.chunks - gone, 0);
+                  END IF;
+                  lo := 1; hi := n + 1;
+                  WHILE lo < hi AND r.chunks IS NULL LOOP
+                      mid := (lo + hi) / 2;
+                      IF ts[mid] <= bound THEN lo := mid + 1; ELSE hi := mid; END IF;
+                  END LOOP;
+                  r.times := ts[lo:n] || o_time;
+                  r.permits := ps[lo:n] || p_permits;
+                  r.cum := cs[lo:n] || (coalesce(cs[n], 0) + p_permits);
+                  r.ids := r.ids[lo:n] || o_id;
                   r.rest_at := least(o_time::numeric + p_window, big)::bigint;
               END IF;
               -- The key after the decision: N minus the permits in (now - T, now], none while one is ahead.
@@ -144,12 +168,8 @@
                   o_remaining := 0;
               ELSE
                   bound := greatest(o_now::numeric - p_window, floor_)::bigint;
-                  lo := 1; hi := n + 1;
-                  WHILE lo < hi LOOP
-                      mid := (lo + hi) / 2;
-                      IF ts[mid] <= bound THEN lo := mid + 1; ELSE hi := mid; END IF;
-                  END LOOP;
-                  in_window := CASE WHEN lo <= n THEN cs[n] - cs[lo] + ps[lo] ELSE 0 END;
+                  \(windowBefore(bound: "bound", into: "before"))
+                  in_window := CASE WHEN n > 0 THEN cs[n] - before ELSE 0 END;
                   o_remaining := greatest(p_limit - in_window, 0);
               END IF;
               o_rest_at := CASE WHEN n > 0 AND ts[n] > floor_ THEN least(ts[n]::numeric + p_window, big)::bigint
@@ -168,6 +188,12 @@
               IF p_mode <> 2 AND o_time <= deadline AND NOT ratelimit_revoked_v4(p_id) THEN
                   o_booked := true;
                   o_id := coalesce(p_id, nextval('ratelimit_booking_ids'));
+                  IF coalesce(r.chunks, 0) > 0 THEN
+                      -- Release 14: chunks wholly before now go.
+                      DELETE FROM ratelimit_chunks WHERE name = p_name AND key = p_key AND last_at < o_now;
+                      GET DIAGNOSTICS gone = ROW_COUNT;
+                      r.chunks := nullif(r.chunks - gone, 0);
+                  END IF;
                   r.before_tokens := r.tokens;
                   r.before_last := r.last;
                   r.before_id := o_id;
@@ -207,13 +233,27 @@
           IF o_booked THEN
               UPDATE ratelimit_keys SET latest = o_now, rest_at = r.rest_at, times = r.times, permits = r.permits,
                   ids = r.ids, cum = r.cum, tokens = r.tokens, last = r.last, before_tokens = r.before_tokens,
-                  before_last = r.before_last, before_id = r.before_id
+                  before_last = r.before_last, before_id = r.before_id, chunks = r.chunks
                   WHERE name = p_name AND key = p_key;
               IF NOT FOUND THEN
                   -- A new key, or a row the sweep deleted since it was read (it was at rest, as fresh as this).
                   r.latest := o_now;
+                  r.chunks := NULL;
                   INSERT INTO ratelimit_keys SELECT r.*;
               END IF;
+              IF coalesce(array_length(r.times, 1), 0) >= 2 * \(chunkSize) THEN
+                  PERFORM ratelimit_spill_v1(p_name, p_key, \(chunkSize));
+              END IF;
+          END IF;
+          IF p_mode = 2 AND read_chunks > 0 AND NOT ratelimit_unchanged_v1(p_name, p_key, read_chunks, read_ids) THEN
+              -- Release 14: a read takes no lock, and a decision changed the key's row and chunks between the
+              -- statements that read them: read again (a decision never answers from two states).
+              d := ratelimit_decide_v4(p_name, p_key, p_limit, p_window, p_burst, p_permits, p_now, p_max_delay, 2,
+                  0, NULL, p_id);
+              o_time := d.o_time;
+              o_now := d.o_now;
+              o_remaining := d.o_remaining;
+              o_rest_at := d.o_rest_at;
           END IF;
           IF p_sweep > 0 THEN
               -- After the own row is written: rows that only keys at rest hold, a bounded batch found by index;
@@ -223,6 +263,28 @@
       END
       $f$;
       """
+
+    /// PL/pgSQL that sets `into` to a sliding window's running total at its latest booking at or before `bound`
+    /// (the total before its first booking when none is), from the tail `ts`, `ps`, `cs` (`n` bookings) of row
+    /// `r`, or from the one chunk that holds it when the tail starts after `bound` (release 14); NULL when the key
+    /// holds no booking. Uses `lo`, `hi`, `mid` and `chunk`.
+    static func windowBefore(bound: String, into before: String) -> String {
+      """
+      lo := 1; hi := n + 1;
+                      WHILE lo < hi LOOP
+                          mid := (lo + hi) / 2;
+                          IF ts[mid] <= \(bound) THEN lo := mid + 1; ELSE hi := mid; END IF;
+                      END LOOP;
+                      IF lo > n THEN
+                          \(before) := cs[n];
+                      ELSIF lo > 1 OR coalesce(r.chunks, 0) = 0 THEN
+                          \(before) := cs[lo] - ps[lo];
+                      ELSE
+                          chunk := ratelimit_chunk_before_v1(p_name, p_key, \(bound));
+                          \(before) := coalesce(chunk.o_before, cs[1] - ps[1]);
+                      END IF;
+      """
+    }
 
     /// A key's effective window at `p_now` (SPEC 4.2's correction of `t`, `RateLimitDecision.effectiveWindow`),
     /// read after a decision in the same statement: once the key's remaining permits are taken now, nanoseconds
@@ -242,6 +304,12 @@
           hi integer;
           mid integer;
           bound bigint;
+          ts bigint[];
+          ps bigint[];
+          cs numeric[];
+          before numeric;
+          chunk record;
+          next_ bigint;
           in_window numeric;
           full_credit numeric;
           credit numeric;
@@ -268,15 +336,28 @@
           IF NOT (n > 0 AND r.times[n] > p_now) AND coalesce(r.blocked_until, small) <= p_now THEN
               IF p_burst IS NULL THEN
                   bound := greatest(p_now::numeric - p_window, floor_)::bigint;
-                  lo := 1; hi := n + 1;
-                  WHILE lo < hi LOOP
-                      mid := (lo + hi) / 2;
-                      IF r.times[mid] <= bound THEN lo := mid + 1; ELSE hi := mid; END IF;
-                  END LOOP;
-                  in_window := CASE WHEN lo <= n THEN r.cum[n] - r.cum[lo] + r.permits[lo] ELSE 0 END;
+                  ts := r.times;
+                  ps := r.permits;
+                  cs := r.cum;
+                  \(windowBefore(bound: "bound", into: "before"))
+                  in_window := CASE WHEN n > 0 THEN cs[n] - before ELSE 0 END;
                   IF p_limit - in_window > 0 THEN
-                      RETURN CASE WHEN lo <= n
-                          THEN least(r.times[lo]::numeric + p_window, big) - p_now
+                      -- Once the permits remaining are taken, one more comes when the first booking in the
+                      -- window leaves: in the tail, or in the chunk that held the total before it.
+                      IF lo > n THEN
+                          next_ := NULL;
+                      ELSIF lo > 1 OR coalesce(r.chunks, 0) = 0 THEN
+                          next_ := ts[lo];
+                      ELSE
+                          next_ := coalesce(chunk.o_next, ts[1]);
+                      END IF;
+                      IF r.chunks > 0 AND NOT ratelimit_unchanged_v1(p_name, p_key, r.chunks, r.ids) THEN
+                          -- Release 14: read without the key's lock (a batch's read), and a decision changed the
+                          -- key between the row and the chunk: read again.
+                          RETURN ratelimit_effective_v1(p_name, p_key, p_limit, p_window, p_burst, p_now);
+                      END IF;
+                      RETURN CASE WHEN next_ IS NOT NULL
+                          THEN least(next_::numeric + p_window, big) - p_now
                           ELSE p_window END;
                   END IF;
               ELSE

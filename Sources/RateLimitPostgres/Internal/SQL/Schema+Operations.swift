@@ -82,6 +82,10 @@
               PERFORM set_config('lock_timeout', p_lock_timeout, true);
           END IF;
           PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
+          IF p_op IN (1, 2, 3) THEN
+              -- Release 14: a charge, refund or reset works on every booking, back in the row.
+              PERFORM ratelimit_unchunk_v1(p_name, p_key);
+          END IF;
           SELECT lim, win, burst, floor_at, version INTO stored FROM ratelimit_names WHERE name = p_name;
           IF FOUND AND stored.win > 0 THEN
               p_limit := stored.lim;

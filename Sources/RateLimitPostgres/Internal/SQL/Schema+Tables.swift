@@ -1,8 +1,9 @@
 #if Postgres
   /// The tables, and what each release added to them: the release list (`ratelimit_schema`, `ratelimit_release`,
   /// in `prepare`), each name's rule (`ratelimit_names`), each key's state (`ratelimit_keys`), release 10's blocks and
-  /// window floor, release 11's update numbers (`ratelimit_updates`), release 13's uncompressed bookings; and the two
-  /// helpers every function uses, a key's advisory lock and the database's clock.
+  /// window floor, release 11's update numbers (`ratelimit_updates`), release 13's uncompressed bookings (release
+  /// 14's chunks are in `Schema+Chunks.swift`); and the two helpers every function uses, a key's advisory lock and
+  /// the database's clock.
   extension Schema {
     /// Each name's rule and parameters, stored by the first limiter that prepares it: a limiter with others is
     /// refused (a trap naming both) instead of mixing two rules in one row.

@@ -52,6 +52,8 @@
           old_last bigint;
       BEGIN
           PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
+          -- Release 14: a booking in a chunk is cancelled with every booking back in the row.
+          PERFORM ratelimit_unchunk_for_v1(p_name, p_key, p_id);
           SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
           IF NOT FOUND THEN RETURN; END IF;
           -- Release 11: the key under the name's stored rule first (every update since it was written).
@@ -157,6 +159,10 @@
           END IF;
           INSERT INTO ratelimit_revoked (id) VALUES (p_id) ON CONFLICT DO NOTHING;
           GET DIAGNOSTICS revoked_now = ROW_COUNT;
+          IF revoked_now > 0 AND p_burst IS NOT NULL THEN
+              -- Release 14: a booking in a chunk is given back with every booking back in the row.
+              PERFORM ratelimit_unchunk_for_v1(p_name, p_key, p_id);
+          END IF;
           SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
           IF FOUND AND revoked_now > 0 THEN
               IF r.version < coalesce(stored.version, 0) THEN r := ratelimit_settle_v1(r, stored.version, true); END IF;

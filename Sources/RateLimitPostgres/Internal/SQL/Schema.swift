@@ -12,7 +12,7 @@
   ///
   /// The objects by file: the tables (`Schema+Tables.swift`); a decision and the sweep (`Schema+Decide.swift`); several
   /// decisions of one name (`Schema+Batch.swift`); several names' decisions for one key (`Schema+Joint.swift`); a
-  /// booking given back (`Schema+TakeBack.swift`); `peek`, the operations and `update` (`Schema+Operations.swift`); the
+  /// booking given back (`Schema+TakeBack.swift`); a hot key's chunks (`Schema+Chunks.swift`); `peek`, the operations and `update` (`Schema+Operations.swift`); the
   /// functions kept for processes of older releases (`Schema+OlderReleases.swift`, and 4.0's in
   /// `Schema+Release40.swift`).
   enum Schema {
@@ -42,7 +42,10 @@
     /// last booking an update forgot is at rest after a cancel or an operation (`ratelimit_cancel_v4`,
     /// `ratelimit_operate_v1`).
     /// Release 13 stores a key's bookings uncompressed (`release13Storage`): a hot key's grant costs a tenth.
-    static let version = 13
+    /// Release 14 keeps a hot key's older bookings in chunks (`Schema+Chunks.swift`): a grant costs O(log N) in
+    /// the bookings the key holds. Every function that reads a key's bookings knows the chunks (4.0's bring them
+    /// back into the row first), so processes of every release keep working beside it.
+    static let version = 14
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
     /// processes may prepare at once. One statement: a `DO` block is one transaction. From 4.0 (version 3) it
@@ -65,6 +68,7 @@
               ALTER COLUMN cum TYPE numeric[] USING cum::numeric[], ALTER COLUMN cum SET DEFAULT '{}';
           END IF;
         ELSE
+          DROP TABLE IF EXISTS ratelimit_chunks;
           DROP TABLE IF EXISTS ratelimit_keys;
           \(keysTable)
         END IF;
@@ -74,10 +78,17 @@
         \(release10Columns)
         \(release11Objects)
         \(release13Storage)
+        \(release14Chunks)
         CREATE UNLOGGED TABLE IF NOT EXISTS ratelimit_revoked (
             id bigint PRIMARY KEY, at timestamptz NOT NULL DEFAULT now());
         \(clockFunction)
         \(lockKeyFunction)
+        \(spillFunction)
+        \(unchunkFunction)
+        \(unchunkForFunction)
+        \(unchangedFunction)
+        \(chunkBeforeFunction)
+        \(chunkReachingFunction)
         \(version3DecideFunction)
         \(version3CancelFunction)
         \(revokedFunction)
