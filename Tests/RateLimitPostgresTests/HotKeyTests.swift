@@ -94,6 +94,41 @@
       }
     }
 
+    /// A 4.0 process during a rolling deploy decides a key this release has chunked: its function brings the
+    /// chunks back into the row first, so it counts every booking (it read the row's latest 16 to 31 only).
+    @Test func fourPointZeroCountsAChunkedKeysEveryBooking() async throws {
+      _ = try await TestDatabase.withClient { client in
+        let clock = ManualClock()
+        clock.advance(to: .seconds(100))
+        let name = TestDatabase.uniqueName()
+        let limiter = PostgresRateLimiter(
+          client: client, name: name, limit: 100, per: .seconds(10), time: .clock(clock),
+          timeout: TestDatabase.timeout)
+        try await limiter.prepare()
+        for _ in 0..<100 {
+          clock.advance(by: .milliseconds(1))
+          #expect(try await limiter.tryAcquire(for: "k"))
+        }
+        #expect(try await Self.bookings(of: name, "k", on: client).chunks >= 4)
+        func decide40(at now: Int64) async throws -> Bool {
+          let query: PostgresQuery = """
+            SELECT o_booked FROM ratelimit_decide(\(ByteBuffer(string: name)), \(ByteBuffer(string: "k")), \
+            \(Int64(100)), \(Int64(10_000_000_000)), \(Int64?.none), \(Int64(1)), \(now), \(Int64(0)), \
+            \(Int32(0)), \(Int32(0)))
+            """
+          for try await booked in try await client.query(query).decode(Bool.self) { return booked }
+          return false
+        }
+        #expect(try await !decide40(at: 100_200_000_000))
+        #expect(try await Self.bookings(of: name, "k", on: client) == (100, 0, 0))
+        // This release chunks it again with its next grant, once the first booking has left (at 110.001 s).
+        clock.advance(to: .milliseconds(110_001))
+        #expect(try await limiter.tryAcquire(for: "k"))
+        #expect(try await Self.bookings(of: name, "k", on: client).chunks >= 4)
+        #expect(try await !limiter.tryAcquire(for: "k"))
+      }
+    }
+
     typealias Step = ReplayTests.Step
 
     static func timeline(_ generator: inout some RandomNumberGenerator, window: Int64, bucket: Bool) -> [Step] {
