@@ -249,9 +249,7 @@
         for (index, decision) in zip(limited, rows) { decisions[index] = decision }
         return decisions.map { $0! }
       } catch let error as Unavailable {
-        if error.wasSent {
-          for (part, id) in zip(asked, ids) { part.limiter.store.revokeLater(id, key: keyBytes) }
-        }
+        PostgresPermitStore.revoke(zip(asked, ids).map { ($0.limiter.store, $1) }, ifSent: error, key: keyBytes)
         let answers = try await Self.decideByPolicies(asked, key: key, error)
         for (index, decision) in zip(limited, answers) { decisions[index] = decision }
         return decisions.map { $0! }

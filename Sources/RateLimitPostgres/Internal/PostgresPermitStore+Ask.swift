@@ -47,9 +47,8 @@
       let row: DecisionRow
       do {
         row = try await send(request)
-      } catch let error as Unavailable where error.wasSent {
-        // The statement may run (or have run) without us: its booking is revoked, once the database answers.
-        if let bookingID = request.bookingID { revokeLater(bookingID, key: key) }
+      } catch let error as Unavailable {
+        Self.revoke(request.bookingID.map { [(self, $0)] } ?? [], ifSent: error, key: key)
         throw error
       }
       if remembering, let localRefusals, permits == 1, !row.booked, mode == .tryAcquire {
@@ -60,7 +59,6 @@
         restAt: row.restAt, effective: row.effective)
     }
 
-    /// Revokes booking `id` (`ratelimit_revoke_v4`) in the background: see ``Revocations``.
     /// This process's refusal of `key` in force now (`localRefusals`), and the local clock's reading it was judged
     /// at, read once; `nil` when there is none, or with `localRefusals: false`.
     func refusalInForce(for key: ByteBuffer) -> (refusal: LocalRefusals.Refusal, now: Duration)? {
@@ -69,8 +67,19 @@
       return localRefusals.refusal(for: key, at: now).map { ($0, now) }
     }
 
+    /// Revokes booking `id` (`ratelimit_revoke_v4`) in the background: see ``Revocations``.
     func revokeLater(_ id: Int64, key: ByteBuffer) {
       revocations.add(id, key: key, store: self)
+    }
+
+    /// The one rule for a statement that failed: once sent, it may run (or have run) without its caller, so the
+    /// bookings it carried (each with its store) are revoked once the database answers; one never sent booked
+    /// nothing. Every decision that books (`ask`, a penalised decision, a joint one) calls it.
+    static func revoke(
+      _ bookings: [(store: PostgresPermitStore, id: Int64)], ifSent error: Unavailable, key: ByteBuffer
+    ) {
+      guard error.wasSent else { return }
+      for booking in bookings { booking.store.revokeLater(booking.id, key: key) }
     }
 
     /// The statement that revokes booking `id` of `key`, its wait for the key's lock bounded as a decision's.

@@ -33,9 +33,7 @@
         return try await decided(
           by: statement, parts, key: key, penalised: penalties.map { $0 != nil }, withIDs: true)
       } catch let error as Unavailable {
-        if error.wasSent {
-          for part in parts { part.store.revokeLater(part.id, key: key) }
-        }
+        revoke(parts.map { ($0.store, $0.id) }, ifSent: error, key: key)
         throw error
       }
     }

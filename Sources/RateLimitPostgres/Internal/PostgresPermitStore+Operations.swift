@@ -53,7 +53,7 @@
       do {
         row = try await firstRow(of: statement, outageKey: String(buffer: key))
       } catch let error as Unavailable {
-        if error.wasSent { revokeLater(id, key: key) }
+        Self.revoke([(self, id)], ifSent: error, key: key)
         throw error
       }
       if !row.booked, permits == 1 {
