@@ -36,7 +36,7 @@ public func clientKey(address: String) -> String? {
 
 /// ``clientKey(address:)`` of an IPv4 peer given as its 32 bits in host byte order (`203.0.113.7` is
 /// `0xCB00_7107`): the same key, without text to print and parse. The middlewares key a socket's peer with it.
-package func _clientKey(ipv4 address: UInt32) -> String {
+package func clientKey(ipv4 address: UInt32) -> String {
   // At most 15 bytes: a small string, never allocated.
   String(unsafeUninitializedCapacity: 15) { buffer in
     let bytes = buffer.baseAddress!

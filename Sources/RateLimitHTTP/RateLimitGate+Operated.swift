@@ -22,7 +22,7 @@ extension RateLimitGate {
 
   /// Grants of policies whose `counting` does not keep every response's permits, given back by the status.
   package struct Settlement: Sendable {
-    let grants: [(counting: RateLimitCounting, grant: _UndoableDecision)]
+    let grants: [(counting: RateLimitCounting, grant: UndoableDecision)]
 
     /// Whether there is nothing to give back, whatever the status.
     package var isEmpty: Bool { grants.isEmpty }
@@ -31,7 +31,7 @@ extension RateLimitGate {
     /// `PostgresRateLimiter`s on one client in one round trip, coalesced with their decisions; if that fails,
     /// the permits stay taken, logged).
     package func settle(status: Int) async {
-      await _UndoableDecision.giveBack(grants.filter { !$0.counting.keepsPermits(of: status) }.map(\.grant))
+      await UndoableDecision.giveBack(grants.filter { !$0.counting.keepsPermits(of: status) }.map(\.grant))
     }
   }
 
@@ -40,10 +40,10 @@ extension RateLimitGate {
   /// response's status. Policies that can decide jointly (`PostgresRateLimiter`s on one client) do all of it in
   /// one step.
   func decideOperated(key: String) async throws -> Decided {
-    // One policy is one statement already (a penalised one as `_decidePenalising`).
-    if policies.count > 1, let joint = policies.first?.limiter as? any _JointlyDecidingLimiter,
+    // One policy is one statement already (a penalised one as `decidePenalising`).
+    if policies.count > 1, let joint = policies.first?.limiter as? any JointlyDecidingLimiter,
       canDecideJointly(with: joint),
-      let made = try await joint._decideOperatedJointly(operatedParts, for: key)
+      let made = try await joint.decideOperatedJointly(operatedParts, for: key)
     {
       return await decided(made, made.map(\.decision), key: key, takenBack: true)
     }
@@ -52,9 +52,9 @@ extension RateLimitGate {
   }
 
   /// The policies as one step decides them.
-  private var operatedParts: [_OperatedPart] {
+  private var operatedParts: [OperatedPart] {
     policies.map {
-      _OperatedPart(limiter: $0.limiter, permits: $0.permits, isShadow: $0.mode.isShadow, penalty: $0.penalty)
+      OperatedPart(limiter: $0.limiter, permits: $0.permits, isShadow: $0.mode.isShadow, penalty: $0.penalty)
     }
   }
 
@@ -62,13 +62,13 @@ extension RateLimitGate {
   /// response's status; refused by an enforced policy, every grant is taken back and the penalties set, unless
   /// the one step that decided them did both already (`takenBack`).
   private func decided(
-    _ made: [_UndoableDecision?], _ decided: [RateLimitDecision], key: String, takenBack: Bool
+    _ made: [UndoableDecision?], _ decided: [RateLimitDecision], key: String, takenBack: Bool
   ) async -> Decided {
     var decisions = decided
     let shadowRefused = zip(policies, decisions).filter { $0.mode.isShadow && !$1.isGranted }.map(\.0.name)
     let refused = zip(policies, decisions).contains { !$0.mode.isShadow && !$1.isGranted }
     guard refused else {
-      var grants: [(counting: RateLimitCounting, grant: _UndoableDecision)] = []
+      var grants: [(counting: RateLimitCounting, grant: UndoableDecision)] = []
       for (policy, grant) in zip(policies, made) where !policy.counting.keepsEvery {
         if let grant, grant.decision.isGranted { grants.append((policy.counting, grant)) }
       }
@@ -83,7 +83,7 @@ extension RateLimitGate {
       }
       // A penalising limiter blocked the key as it refused; an app's own limiter is blocked now.
       for (index, policy) in policies.enumerated() where !decisions[index].isGranted && !policy.mode.isShadow {
-        guard let penalty = policy.penalty, !(policy.limiter is any _PenalisingLimiter) else { continue }
+        guard let penalty = policy.penalty, !(policy.limiter is any PenalisingLimiter) else { continue }
         decisions[index] = await penalise(key, by: policy, for: penalty) ?? decisions[index]
       }
     }

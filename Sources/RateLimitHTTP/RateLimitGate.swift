@@ -121,9 +121,9 @@ public struct RateLimitGate: Sendable {
   /// and back, which cost a hello-world server a fifth of its requests per second.
   ///
   /// A grant, the usual answer, comes as the `RateLimit` field's value alone (`nil` with
-  /// ``RateLimitHeaders/none``): its `RateLimit-Policy` is ``_inProcessPolicyField``, so a middleware makes that
+  /// ``RateLimitHeaders/none``): its `RateLimit-Policy` is ``inProcessPolicyField``, so a middleware makes that
   /// field once. A grant with another quota (the limiter was updated) comes as `.other`, with both fields.
-  package func _decideInProcess(key: String) -> _InProcessOutcome? {
+  package func decideInProcess(key: String) -> InProcessOutcome? {
     guard let inProcess else { return nil }
     if key.utf8.count > Self.maximumKeyLength { return .other(.badRequest) }
     let decision = inProcess.limiter.decide(inProcess.permits, for: key)
@@ -133,16 +133,16 @@ public struct RateLimitGate: Sendable {
     return .granted(rateLimit: RateLimitFields.stateValue(quotedNames[0], decision))
   }
 
-  /// The `RateLimit-Policy` value of every grant ``_decideInProcess(key:)`` answers; `nil` when it answers none
+  /// The `RateLimit-Policy` value of every grant ``decideInProcess(key:)`` answers; `nil` when it answers none
   /// or the gate adds no fields.
-  package var _inProcessPolicyField: String? {
+  package var inProcessPolicyField: String? {
     guard headers.addsRateLimitFields else { return nil }
     return inProcess?.policyField
   }
 
-  /// What ``_decideInProcess(key:)`` answers.
-  package enum _InProcessOutcome: Sendable {
-    /// Run the route; add ``_inProcessPolicyField`` and this `RateLimit` value (if any) to its response.
+  /// What ``decideInProcess(key:)`` answers.
+  package enum InProcessOutcome: Sendable {
+    /// Run the route; add ``inProcessPolicyField`` and this `RateLimit` value (if any) to its response.
     case granted(rateLimit: String?)
     /// Anything else, as ``decide(key:)`` answers it.
     case other(Outcome)
@@ -201,14 +201,14 @@ public struct RateLimitGate: Sendable {
       if let inProcess { return [inProcess.limiter.decide(inProcess.permits, for: key)] }
       return [try await policies[0].limiter.decide(policies[0].permits, for: key)]
     }
-    if let joint = policies.first?.limiter as? any _JointlyDecidingLimiter, canDecideJointly(with: joint) {
-      return try await joint._decideJointly(policies.map { ($0.limiter, $0.permits) }, for: key)
+    if let joint = policies.first?.limiter as? any JointlyDecidingLimiter, canDecideJointly(with: joint) {
+      return try await joint.decideJointly(policies.map { ($0.limiter, $0.permits) }, for: key)
     }
     return try await decideInOrder(key: key)
   }
 
-  func canDecideJointly(with joint: any _JointlyDecidingLimiter) -> Bool {
-    policies.allSatisfy { ($0.limiter as? any _JointlyDecidingLimiter)?._jointGroup == joint._jointGroup }
+  func canDecideJointly(with joint: any JointlyDecidingLimiter) -> Bool {
+    policies.allSatisfy { ($0.limiter as? any JointlyDecidingLimiter)?.jointGroup == joint.jointGroup }
   }
 
   /// Policies that cannot decide in one step: the in-process ones first, synchronously, in policy order; then
@@ -218,14 +218,14 @@ public struct RateLimitGate: Sendable {
   /// before the response). Only a limiter of the app's own (`SharedKeyedLimiter` alone) keeps what it granted.
   private func decideInOrder(key: String) async throws -> [RateLimitDecision] {
     let (made, decisions) = try await decideEach(key: key)
-    return await _UndoableDecision.allOrNothing(made, decisions)
+    return await UndoableDecision.allOrNothing(made, decisions)
   }
 
   /// Every policy's decision, each undoable where its limiter can take a grant back: the in-process ones first,
   /// synchronously, in policy order; then the others all at once. On an error every grant is taken back, then
   /// the error propagates.
-  func decideEach(key: String) async throws -> (made: [_UndoableDecision?], decisions: [RateLimitDecision]) {
-    var made = [_UndoableDecision?](repeating: nil, count: policies.count)
+  func decideEach(key: String) async throws -> (made: [UndoableDecision?], decisions: [RateLimitDecision]) {
+    var made = [UndoableDecision?](repeating: nil, count: policies.count)
     var decisions = [RateLimitDecision?](repeating: nil, count: policies.count)
     var others: [Int] = []
     for (index, policy) in policies.enumerated() {
@@ -233,9 +233,9 @@ public struct RateLimitGate: Sendable {
         // Synchronous, as above; an enforced policy's penalty in the same step.
         let decision =
           if let penalty = policy.penalty, !policy.mode.isShadow {
-            keyed._decidePenalising(policy.permits, for: key, penalty: penalty)
+            keyed.decidePenalising(policy.permits, for: key, penalty: penalty)
           } else {
-            keyed._decideUndoably(policy.permits, for: key)
+            keyed.decideUndoably(policy.permits, for: key)
           }
         (made[index], decisions[index]) = (decision, decision.decision)
       } else {
@@ -243,19 +243,19 @@ public struct RateLimitGate: Sendable {
       }
     }
     var failure: (any Error)?
-    await withTaskGroup(of: (Int, Result<(_UndoableDecision?, RateLimitDecision), any Error>).self) { group in
+    await withTaskGroup(of: (Int, Result<(UndoableDecision?, RateLimitDecision), any Error>).self) { group in
       for index in others {
         let policy = policies[index]
         group.addTask {
           do {
             if let penalty = policy.penalty, !policy.mode.isShadow,
-              let penalising = policy.limiter as? any _PenalisingLimiter
+              let penalising = policy.limiter as? any PenalisingLimiter
             {
-              let decision = try await penalising._decidePenalising(policy.permits, for: key, penalty: penalty)
+              let decision = try await penalising.decidePenalising(policy.permits, for: key, penalty: penalty)
               return (index, .success((decision, decision.decision)))
             }
-            if let undoable = policy.limiter as? any _UndoableKeyedLimiter {
-              let decision = try await undoable._decideUndoably(policy.permits, for: key)
+            if let undoable = policy.limiter as? any UndoableKeyedLimiter {
+              let decision = try await undoable.decideUndoably(policy.permits, for: key)
               return (index, .success((decision, decision.decision)))
             }
             return (index, .success((nil, try await policy.limiter.decide(policy.permits, for: key))))
@@ -273,7 +273,7 @@ public struct RateLimitGate: Sendable {
       }
     }
     if let failure {
-      await _UndoableDecision.undoGrants(made)
+      await UndoableDecision.undoGrants(made)
       throw failure
     }
     return (made, decisions.map { $0! })

@@ -80,7 +80,7 @@
     static func limits(_ gate: RateLimitGate, madeOnce: Bool) -> Limits {
       Limits(
         gate, madeOnce: madeOnce,
-        policyField: gate._inProcessPolicyField.map { HTTPField(name: .rateLimitPolicy, value: $0) })
+        policyField: gate.inProcessPolicyField.map { HTTPField(name: .rateLimitPolicy, value: $0) })
     }
 
     /// Policies chosen per request (SPEC 4.2): `select` gives each request's key and policies (`.limit`), or
@@ -127,7 +127,7 @@
       _ next: (Request, Context) async throws -> Response
     ) async throws -> Response {
       let start = DecisionTiming.start
-      switch limits.gate._decideInProcess(key: key) {
+      switch limits.gate.decideInProcess(key: key) {
       case .granted(let state)?:
         // In-process, the usual answer: no suspension (an `async` call may hop executors, a fifth of a
         // hello-world route's time) and one field to make.
@@ -229,7 +229,7 @@
       self.init(policies: policies, headers: headers, refusal: refusal) { request, context in
         guard let peer = context.remoteAddress else { return nil }
         // The usual peer, IPv4 with no proxy to read: keyed from its bits (no text printed, then parsed).
-        if trustedProxies <= 0, case .v4(let v4) = peer { return _clientKey(ipv4: v4.address) }
+        if trustedProxies <= 0, case .v4(let v4) = peer { return clientKey(ipv4: v4.address) }
         guard let address = peer.ipAddress else { return nil }
         let forwarded = trustedProxies > 0 ? request.headers[values: .xForwardedFor] : []
         return clientKey(

@@ -23,12 +23,12 @@
 
     /// ``decide(_:for:)``, and with `undoable` a way to take its grant back exactly (RateLimitHTTP's all or
     /// nothing): the database's booking by its id (``undo(_:permits:key:)``), a fallback's in process.
-    func decision(_ permits: Int, for key: String, undoable: Bool) async throws -> _UndoableDecision {
+    func decision(_ permits: Int, for key: String, undoable: Bool) async throws -> UndoableDecision {
       door.check(permits)
       let keyBytes = try Self.keyBytes(key)
       if isUnlimited {
         do {
-          return _UndoableDecision(try await unlimitedDecision(permits, key: keyBytes), undo: nil)
+          return UndoableDecision(try await unlimitedDecision(permits, key: keyBytes), undo: nil)
         } catch let error as Unavailable {
           return try policyAnswer(error, permits, for: key, undoable: undoable)
         }
@@ -37,13 +37,13 @@
         let report = try await reportWithoutBooking(permits, key: keyBytes)
         // That read brought this limiter under the name's stored rule: if another process's `update` raised the
         // capacity, the request is decided as usual (4.2 reported it granted, with nothing booked).
-        if permits > capacity { return _UndoableDecision(report, undo: nil) }
+        if permits > capacity { return UndoableDecision(report, undo: nil) }
       }
       // A local refusal knows the wait for one permit only: a larger request goes to the database.
-      if permits == 1, let refused = localRefusal(for: keyBytes) { return _UndoableDecision(refused, undo: nil) }
+      if permits == 1, let refused = localRefusal(for: keyBytes) { return UndoableDecision(refused, undo: nil) }
       do {
         let decision = try await store.ask(.tryAcquire, permits, key: keyBytes, maxDelay: 0, remembering: true)
-        guard undoable, decision.booked else { return _UndoableDecision(report(decision), undo: nil) }
+        guard undoable, decision.booked else { return UndoableDecision(report(decision), undo: nil) }
         return takeBackable(decision, permits: permits, key: keyBytes)
       } catch let error as Unavailable {
         return try policyAnswer(error, permits, for: key, undoable: undoable)
@@ -66,20 +66,20 @@
     /// What ``whenUnavailable`` answers for a decision the database could not make, `isFallback` set; with
     /// `undoable`, a fallback's grant can be taken back.
     func policyAnswer(_ error: Unavailable, _ permits: Int, for key: String, undoable: Bool) throws
-      -> _UndoableDecision
+      -> UndoableDecision
     {
       try answer(
         error,
-        allow: _UndoableDecision(policyDecision(granted: true), undo: nil),
-        deny: _UndoableDecision(policyDecision(granted: false), undo: nil)
+        allow: UndoableDecision(policyDecision(granted: true), undo: nil),
+        deny: UndoableDecision(policyDecision(granted: false), undo: nil)
       ) { local in
         let made =
           undoable
-          ? local._decideUndoably(permits, for: key) : _UndoableDecision(local.decide(permits, for: key), undo: nil)
+          ? local.decideUndoably(permits, for: key) : UndoableDecision(local.decide(permits, for: key), undo: nil)
         var decision = made.decision
         decision.isFallback = true
-        guard made.decision.isGranted, undoable else { return _UndoableDecision(decision, undo: nil) }
-        return _UndoableDecision(decision) {
+        guard made.decision.isGranted, undoable else { return UndoableDecision(decision, undo: nil) }
+        return UndoableDecision(decision) {
           var after = await made.undo()
           after.isFallback = true
           return after
@@ -91,9 +91,9 @@
     /// the database cannot answer now), or given back (a served request's, left taken if it cannot).
     /// With `joint`, the step that made it with other grants of the request and gives them back together.
     func takeBackable(
-      _ decision: Decision, permits: Int, key: ByteBuffer, joint: (step: _JointGiveBack, part: Int)? = nil
-    ) -> _UndoableDecision {
-      _UndoableDecision(
+      _ decision: Decision, permits: Int, key: ByteBuffer, joint: (step: JointGiveBack, part: Int)? = nil
+    ) -> UndoableDecision {
+      UndoableDecision(
         report(decision), undo: { [self] in await undo(decision, permits: permits, key: key) },
         giveBack: { [self] in _ = await undo(decision, permits: permits, key: key, revokingLater: false) },
         joint: joint)
@@ -172,17 +172,17 @@
     }
   }
 
-  extension PostgresRateLimiter: _UndoableKeyedLimiter {
+  extension PostgresRateLimiter: UndoableKeyedLimiter {
     /// A decision whose grant RateLimitHTTP can take back exactly, by revoking its booking (one round trip): for
     /// all-or-nothing policies that cannot decide in one statement (another client, or an in-process limiter).
-    package func _decideUndoably(_ permits: Int, for key: String) async throws -> _UndoableDecision {
+    package func decideUndoably(_ permits: Int, for key: String) async throws -> UndoableDecision {
       try await decision(permits, for: key, undoable: true)
     }
   }
 
-  extension PostgresRateLimiter: _JointlyDecidingLimiter {
+  extension PostgresRateLimiter: JointlyDecidingLimiter {
     /// Limiters on one `PostgresClient` decide together.
-    package var _jointGroup: ObjectIdentifier { ObjectIdentifier(store.client) }
+    package var jointGroup: ObjectIdentifier { ObjectIdentifier(store.client) }
 
     /// Several policies for one key, all or nothing, in one round trip (`ratelimit_decide_all_v6`): no other
     /// decision ever sees part of it. Each part decides at its own limiter's "now" (its `Time`), as alone.
@@ -193,7 +193,7 @@
     /// | one asks more than its limiter's capacity | refused: nothing taken, each part's own answer read without booking (a round trip each) |
     /// | some have no limiting (`window: .zero`) | those granted here unless their key is blocked (a round trip reads each block; a block refuses the request, nothing taken); the others in one round trip, all or nothing |
     /// | the database cannot answer (or the first part's limiter is in its outage back-off) | each part's own policy, here, all or nothing; the statement's bookings are revoked |
-    package func _decideJointly(_ parts: [(limiter: any SharedKeyedLimiter, permits: Int)], for key: String)
+    package func decideJointly(_ parts: [(limiter: any SharedKeyedLimiter, permits: Int)], for key: String)
       async throws -> [RateLimitDecision]
     {
       let limiters = parts.compactMap { $0.limiter as? PostgresRateLimiter }
@@ -271,16 +271,16 @@
     private static func decideByPolicies(
       _ parts: [(limiter: PostgresRateLimiter, permits: Int)], key: String, _ error: Unavailable
     ) async throws -> [RateLimitDecision] {
-      var made: [_UndoableDecision] = []
+      var made: [UndoableDecision] = []
       do {
         for part in parts {
           made.append(try part.limiter.policyAnswer(error, part.permits, for: key, undoable: true))
         }
       } catch {
-        await _UndoableDecision.undoGrants(made)
+        await UndoableDecision.undoGrants(made)
         throw error
       }
-      return await _UndoableDecision.allOrNothing(made, made.map(\.decision))
+      return await UndoableDecision.allOrNothing(made, made.map(\.decision))
     }
   }
 #endif

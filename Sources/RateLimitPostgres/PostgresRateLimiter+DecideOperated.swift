@@ -13,8 +13,8 @@
     /// | every one limited, within its capacity, none refused in this process | one statement, as above |
     /// | any other (no limiting, more than a capacity, a refusal remembered here) | `nil`: the caller decides each |
     /// | the database cannot answer | `nil` (its bookings revoked): each part then answers by its own policy |
-    package func _decideOperatedJointly(_ parts: [_OperatedPart], for key: String) async throws
-      -> [_UndoableDecision]?
+    package func decideOperatedJointly(_ parts: [OperatedPart], for key: String) async throws
+      -> [UndoableDecision]?
     {
       let limiters = parts.compactMap { $0.limiter as? PostgresRateLimiter }
       guard limiters.count == parts.count else { return nil }
@@ -38,13 +38,13 @@
         return nil
       }
       let refused = zip(parts, decisions).contains { part, decision in !part.isShadow && !decision.booked }
-      let step = _JointGiveBack { chosen in
+      let step = JointGiveBack { chosen in
         await PostgresPermitStore.giveBackAll(chosen.map { asked[$0] }, key: keyBytes)
       }
       return parts.indices.map { index in
         let (limiter, part, decision) = (limiters[index], parts[index], decisions[index])
         // A refused request kept nothing: its parts' grants are reports only.
-        guard decision.booked && !refused else { return _UndoableDecision(limiter.report(decision), undo: nil) }
+        guard decision.booked && !refused else { return UndoableDecision(limiter.report(decision), undo: nil) }
         return limiter.takeBackable(decision, permits: part.permits, key: keyBytes, joint: (step, index))
       }
     }

@@ -159,13 +159,13 @@
     }
   }
 
-  extension PostgresRateLimiter: _PenalisingLimiter {
+  extension PostgresRateLimiter: PenalisingLimiter {
     /// A middleware's penalty in the decision's own round trip (`ratelimit_decide_penalising_v1`): refused by
     /// the rule, the key is blocked for `penalty` from that instant, unless a block is in force. What needs no
     /// statement of its own (no limiting, more than the capacity, a refusal in force in this process) is decided
     /// as usual, and a refusal penalised after it (`ratelimit_operate_v1` op 5, one more round trip).
-    package func _decidePenalising(_ permits: Int, for key: String, penalty: Duration) async throws
-      -> _UndoableDecision
+    package func decidePenalising(_ permits: Int, for key: String, penalty: Duration) async throws
+      -> UndoableDecision
     {
       door.check(permits)
       let keyBytes = try Self.keyBytes(key)
@@ -173,17 +173,17 @@
       let refusedHere = permits == 1 ? store.refusalInForce(for: keyBytes) : nil
       // Refused here during a block this limiter saw: the penalty is in force, nothing to ask.
       if case let (refusal, now)? = refusedHere, refusal.isBlock {
-        return _UndoableDecision(report(refusal, at: now), undo: nil)
+        return UndoableDecision(report(refusal, at: now), undo: nil)
       }
       if isUnlimited || permits > capacity || refusedHere != nil {
         let made = try await decision(permits, for: key, undoable: true)
         guard !made.decision.isGranted, !made.decision.isFallback else { return made }
-        return _UndoableDecision(try await penalised(key, amount, permits: permits) ?? made.decision, undo: nil)
+        return UndoableDecision(try await penalised(key, amount, permits: permits) ?? made.decision, undo: nil)
       }
       do {
         let decision = try await store.decidePenalising(
           permits, key: keyBytes, penalty: amount, id: Int64.random(in: (1 << 62)...Int64.max))
-        guard decision.booked else { return _UndoableDecision(report(decision), undo: nil) }
+        guard decision.booked else { return UndoableDecision(report(decision), undo: nil) }
         return takeBackable(decision, permits: permits, key: keyBytes)
       } catch let error as Unavailable {
         return try policyAnswer(error, permits, for: key, undoable: true)

@@ -69,7 +69,7 @@
     typealias Limits = PolicyList<String>
 
     static func limits(_ gate: RateLimitGate, madeOnce: Bool) -> Limits {
-      Limits(gate, madeOnce: madeOnce, policyField: gate._inProcessPolicyField)
+      Limits(gate, madeOnce: madeOnce, policyField: gate.inProcessPolicyField)
     }
 
     /// Keyed by the client's address (`clientKey(address:ipv6Prefix:)`: IPv6 by /64 unless `ipv6Prefix` says
@@ -92,7 +92,7 @@
       self.init(policies: policies, headers: headers, refusal: refusal) { request in
         guard let peer = request.remoteAddress else { return nil }
         // The usual peer, IPv4 with no proxy to read: keyed from its bits (no text printed, then parsed).
-        if trustedProxies <= 0, case .v4(let v4) = peer { return _clientKey(ipv4: v4.address) }
+        if trustedProxies <= 0, case .v4(let v4) = peer { return clientKey(ipv4: v4.address) }
         guard let address = peer.ipAddress else { return nil }
         let forwarded = trustedProxies > 0 ? request.headers[RateLimitFields.forwardedForName] : []
         return clientKey(
@@ -147,7 +147,7 @@
       var shadowRefused: [String] = []
       var settlement: RateLimitGate.Settlement?
       let start = DecisionTiming.start
-      switch limits.gate._decideInProcess(key: key) {
+      switch limits.gate.decideInProcess(key: key) {
       case .granted(let state)?:
         // In-process, the usual answer: no suspension (an `async` call may hop executors, a fifth of a
         // hello-world route's time) and one field to make.

@@ -41,9 +41,9 @@ import Testing
     let edges: [UInt32] = [0, 1, 9, 10, 99, 100, 255, 0x7F00_0001, 0xCB00_7107, 0x0A0A_0A0A, 0x6464_6464, .max]
     for address in edges + (0..<20_000).map({ _ in UInt32.random(in: 0...UInt32.max, using: &generator) }) {
       let text = (0..<4).map { String(address >> UInt32(24 - 8 * $0) & 0xFF) }.joined(separator: ".")
-      #expect(_clientKey(ipv4: address) == clientKey(address: text), "\(text)")
+      #expect(clientKey(ipv4: address) == clientKey(address: text), "\(text)")
     }
-    #expect(_clientKey(ipv4: 0xCB00_7107) == "203.0.113.7")
+    #expect(clientKey(ipv4: 0xCB00_7107) == "203.0.113.7")
   }
 
   /// A socket's `sockaddr_in` as the system fills it in (`inet_pton`, network byte order) keys as its text does.
@@ -51,6 +51,6 @@ import Testing
   func aSocketAddressKeysAsItsTextDoes(text: String) {
     var address = sockaddr_in()
     #expect(inet_pton(AF_INET, text, &address.sin_addr) == 1)
-    #expect(_clientKey(ipv4: address) == text)
+    #expect(clientKey(ipv4: address) == text)
   }
 }

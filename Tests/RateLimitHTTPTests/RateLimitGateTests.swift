@@ -75,7 +75,7 @@ import Testing
       bucket
       ? KeyedRateLimiter<String>(limit: 20, per: .seconds(60), burst: 20, clock: clock)
       : KeyedRateLimiter<String>(limit: 20, per: .seconds(60), clock: clock)
-    let first = limiter._decideUndoably(1, for: "k")
+    let first = limiter.decideUndoably(1, for: "k")
     #expect(first.decision.remaining == 19)
     clock.advance(by: .milliseconds(1))
     #expect(limiter.decide(1, for: "k").remaining == 18)
@@ -158,7 +158,7 @@ import Testing
   }
 
   /// The fast path's answer as `decide(key:)` would spell it: a grant with both fields, in order.
-  static func described(_ outcome: RateLimitGate._InProcessOutcome, policyField: String?) -> String {
+  static func described(_ outcome: RateLimitGate.InProcessOutcome, policyField: String?) -> String {
     switch outcome {
     case .granted(let state):
       let fields = [("RateLimit-Policy", policyField), ("RateLimit", state)].compactMap { name, value in
@@ -184,9 +184,9 @@ import Testing
     for step in 0..<400 {
       let key =
         step % 50 == 0 ? String(repeating: "k", count: 1_025) : "key \(Int.random(in: 0..<3, using: &generator))"
-      let answer = try #require(local._decideInProcess(key: key))
+      let answer = try #require(local.decideInProcess(key: key))
       #expect(
-        Self.described(answer, policyField: local._inProcessPolicyField)
+        Self.described(answer, policyField: local.inProcessPolicyField)
           == Self.described(try await awaited.decide(key: key)), "step \(step)")
       clock.advance(by: .milliseconds(Int.random(in: 0..<3_000, using: &generator)))
     }
@@ -196,8 +196,8 @@ import Testing
     let clock = ManualClock()
     let one = KeyedRateLimiter<String>(limit: 1, per: .seconds(1), clock: clock)
     let two = RateLimitGate([RateLimitPolicy("a", one), RateLimitPolicy("b", one)])
-    #expect(two._decideInProcess(key: "k") == nil)
-    #expect(two._inProcessPolicyField == nil)
+    #expect(two.decideInProcess(key: "k") == nil)
+    #expect(two.inProcessPolicyField == nil)
   }
 }
 

@@ -96,7 +96,7 @@
               timeout: TestDatabase.timeout)
           }
         try await limiter.prepare()
-        let first = try await limiter._decideUndoably(1, for: "k")
+        let first = try await limiter.decideUndoably(1, for: "k")
         #expect(first.decision.isGranted && first.decision.remaining == 9)
         clock.advance(by: .milliseconds(1))
         #expect(try await limiter.decide(for: "k").remaining == 8)

@@ -41,7 +41,7 @@
               localRefusals: false)
           try await shared.prepare()
           let keys = ["a", "b", "c", "d"]
-          var grants: [_UndoableDecision] = []
+          var grants: [UndoableDecision] = []
           for key in keys {
             let grant = try await shared.decision(2, for: key, undoable: true)
             #expect(grant.decision.isGranted && grant.decision.remaining == 0)

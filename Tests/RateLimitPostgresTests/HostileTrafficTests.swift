@@ -159,13 +159,13 @@
         var granted = 0
         for _ in 0..<6 {
           for _ in 0..<3 {
-            let decisions = try await perSecond._decideJointly(parts, for: "k")
+            let decisions = try await perSecond.decideJointly(parts, for: "k")
             if decisions.allSatisfy(\.isGranted) { granted += 1 }
           }
           clock.advance(by: .seconds(1))
         }
         #expect(granted == 3)
-        let last = try await perSecond._decideJointly(parts, for: "k")
+        let last = try await perSecond.decideJointly(parts, for: "k")
         #expect(last.map(\.isGranted) == [true, false])
         #expect(last[0].remaining == 1)  // the per-second grant was rolled back
         #expect(last[1].remaining == 0)

@@ -24,7 +24,7 @@
         try await database.prepare()
         try await manual.prepare()
         let (through, other) = throughTheManualOne ? (manual, database) : (database, manual)
-        let joint = try await through._decideJointly([(through, 1), (other, 1)], for: "k")
+        let joint = try await through.decideJointly([(through, 1), (other, 1)], for: "k")
         #expect(joint.map(\.isGranted) == [true, true])
 
         let databaseAlone = try await database.decide(for: "k")
@@ -75,13 +75,13 @@
           limiter(10, per: .seconds(60)), limiter(3, per: .seconds(60)), limiter(1, per: .zero)
         )
         try await wide.prepare()
-        let overCapacity = try await wide._decideJointly([(wide, 1), (narrow, 5)], for: "k")
+        let overCapacity = try await wide.decideJointly([(wide, 1), (narrow, 5)], for: "k")
         #expect(overCapacity.map(\.isGranted) == [true, false])
         #expect(overCapacity[1].retryAfter == nil)
         #expect(try await wide.decide(for: "k").remaining == 9)
         #expect(try await narrow.decide(3, for: "k").isGranted)
 
-        let refused = try await wide._decideJointly([(wide, 1), (open, 1), (narrow, 1)], for: "k")
+        let refused = try await wide.decideJointly([(wide, 1), (open, 1), (narrow, 1)], for: "k")
         #expect(refused.map(\.isGranted) == [true, true, false])
         #expect(try await wide.decide(for: "k").remaining == 8)
       }
@@ -95,14 +95,14 @@
           client: client, name: TestDatabase.uniqueName(), limit: 10, per: .seconds(60), timeout: TestDatabase.timeout)
         let open = PostgresRateLimiter(
           client: client, name: TestDatabase.uniqueName(), limit: 1, per: .zero, timeout: TestDatabase.timeout)
-        #expect(try await wide._decideJointly([(wide, 1), (open, 1)], for: "k").map(\.isGranted) == [true, true])
+        #expect(try await wide.decideJointly([(wide, 1), (open, 1)], for: "k").map(\.isGranted) == [true, true])
         try await open.block("k", for: .seconds(60))
-        let refused = try await wide._decideJointly([(wide, 1), (open, 1)], for: "k")
+        let refused = try await wide.decideJointly([(wide, 1), (open, 1)], for: "k")
         #expect(refused.map(\.isGranted) == [true, false])
         #expect(refused[1].retryAfter.map { $0 > .seconds(59) && $0 <= .seconds(60) } == true)
         #expect(try await wide.peek(for: "k").remaining == 8)
         try await open.reset("k")
-        #expect(try await wide._decideJointly([(wide, 1), (open, 1)], for: "k").map(\.isGranted) == [true, true])
+        #expect(try await wide.decideJointly([(wide, 1), (open, 1)], for: "k").map(\.isGranted) == [true, true])
       }
     }
   }

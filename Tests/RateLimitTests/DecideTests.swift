@@ -114,7 +114,7 @@ import Testing
         KeyedRateLimiter<String>(limit: 5, per: .seconds(86_400), clock: clock)
       }
     #expect(limiter.decide(for: "k").remaining == 4)
-    let grant = limiter._decideUndoably(1, for: "k")
+    let grant = limiter.decideUndoably(1, for: "k")
     #expect(grant.decision.remaining == 3)
     clock.advance(by: .microseconds(20))
     for other in 0..<8 { _ = limiter.tryAcquire(for: "other \(other)") }

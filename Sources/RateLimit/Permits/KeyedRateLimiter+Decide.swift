@@ -22,12 +22,12 @@ extension KeyedRateLimiter {
 
   /// A decision that can be taken back exactly, for a caller that grants only if several limiters all grant
   /// (RateLimitHTTP's policies). Not for apps: use ``decide(_:for:)``.
-  package func _decideUndoably(_ permits: Int, for key: Key) -> _UndoableDecision {
+  package func decideUndoably(_ permits: Int, for key: Key) -> UndoableDecision {
     door.check(permits)
     let (verdict, booking) = store.decide(permits, for: key, undoable: true)
     let decision = door.report(verdict)
-    guard verdict.isGranted, let booking else { return _UndoableDecision(decision, undo: nil) }
-    return _UndoableDecision(decision) { [store, door] in
+    guard verdict.isGranted, let booking else { return UndoableDecision(decision, undo: nil) }
+    return UndoableDecision(decision) { [store, door] in
       var after = door.report(store.undo(booking, for: key, permits: permits))
       after.isGranted = true
       return after
@@ -52,21 +52,21 @@ extension KeyedRateLimiter.Store {
 }
 
 /// A decision and the way to take its grant back (RateLimitHTTP's all-or-nothing policies).
-package struct _UndoableDecision: Sendable {
+package struct UndoableDecision: Sendable {
   /// The decision as made.
   package let decision: RateLimitDecision
   private let undoGrant: (@Sendable () async -> RateLimitDecision)?
   private let giveBackGrant: (@Sendable () async -> Void)?
   /// The step that made this grant with others for one request and gives several back in one, and this grant's
   /// part in it.
-  package let joint: (step: _JointGiveBack, part: Int)?
+  package let joint: (step: JointGiveBack, part: Int)?
 
   /// A decision; `undo`, if any, takes its grant back and reports the key after it; `giveBack`, if any, is
   /// `undo` for a request that was served (see ``giveBack()``); `joint`, if any, gives it back with the other
   /// grants of its step (``giveBack(_:)``).
   package init(
     _ decision: RateLimitDecision, undo: (@Sendable () async -> RateLimitDecision)?,
-    giveBack: (@Sendable () async -> Void)? = nil, joint: (step: _JointGiveBack, part: Int)? = nil
+    giveBack: (@Sendable () async -> Void)? = nil, joint: (step: JointGiveBack, part: Int)? = nil
   ) {
     self.decision = decision
     self.undoGrant = undo
@@ -84,8 +84,8 @@ package struct _UndoableDecision: Sendable {
 
   /// Gives back every grant of `grants` (a served request's, ``giveBack()``): two or more that one joint step made
   /// (`PostgresRateLimiter`s on one client) in one step, SPEC 4.2's "one round trip"; any other alone.
-  package static func giveBack(_ grants: [_UndoableDecision]) async {
-    var steps: [(step: _JointGiveBack, grants: [_UndoableDecision])] = []
+  package static func giveBack(_ grants: [UndoableDecision]) async {
+    var steps: [(step: JointGiveBack, grants: [UndoableDecision])] = []
     for grant in grants {
       guard let step = grant.joint?.step else {
         await grant.giveBack()
@@ -109,7 +109,7 @@ package struct _UndoableDecision: Sendable {
   /// All or nothing over `made` (decisions in policy order, `nil` where a limiter cannot undo): if any refused,
   /// every grant is taken back and reported as after it; otherwise the decisions as made. RateLimitHTTP's mixed
   /// policies and `PostgresRateLimiter`'s joint decision answered by the parts' policies share it.
-  package static func allOrNothing(_ made: [_UndoableDecision?], _ decisions: [RateLimitDecision]) async
+  package static func allOrNothing(_ made: [UndoableDecision?], _ decisions: [RateLimitDecision]) async
     -> [RateLimitDecision]
   {
     guard decisions.contains(where: { !$0.isGranted }) else { return decisions }
@@ -122,7 +122,7 @@ package struct _UndoableDecision: Sendable {
   }
 
   /// Takes back every grant in `made` (a limiter threw: nothing of the request stays taken).
-  package static func undoGrants(_ made: [_UndoableDecision?]) async {
+  package static func undoGrants(_ made: [UndoableDecision?]) async {
     for case let decision? in made where decision.decision.isGranted { _ = await decision.undo() }
   }
 
@@ -137,8 +137,8 @@ package struct _UndoableDecision: Sendable {
 
 /// One step that decided several limiters' grants for one request and gives any of them back in one
 /// (`PostgresRateLimiter`'s joint decision: one statement, SPEC 4.2). Each grant it made carries it
-/// (``_UndoableDecision/joint``).
-package final class _JointGiveBack: Sendable {
+/// (``UndoableDecision/joint``).
+package final class JointGiveBack: Sendable {
   private let giveBackParts: @Sendable ([Int]) async -> Void
 
   /// A step whose `giveBack` gives back the grants of the parts it is given (their indices in the step).

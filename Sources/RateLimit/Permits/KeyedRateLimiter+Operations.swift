@@ -126,18 +126,18 @@ public protocol OperableKeyedLimiter: SharedKeyedLimiter {
 
 extension KeyedRateLimiter: OperableKeyedLimiter where Key == String {}
 
-extension KeyedRateLimiter: _PenalisingLimiter where Key == String {
+extension KeyedRateLimiter: PenalisingLimiter where Key == String {
   /// Decides undoably; refused by the rule (not by a block in force), blocks `key` for `penalty` and reports the
   /// refusal after it (RateLimitHTTP's penalties). Synchronous: it never suspends.
-  package func _decidePenalising(_ permits: Int, for key: String, penalty: Duration) -> _UndoableDecision {
+  package func decidePenalising(_ permits: Int, for key: String, penalty: Duration) -> UndoableDecision {
     let wasBlocked = store.operate {
       $0.isBlocked(key)
     } bucket: {
       $0.isBlocked(key)
     }
-    let made = _decideUndoably(permits, for: key)
+    let made = decideUndoably(permits, for: key)
     guard !made.decision.isGranted, !wasBlocked else { return made }
     block(key, for: penalty)
-    return _UndoableDecision(peek(permits, for: key), undo: nil)
+    return UndoableDecision(peek(permits, for: key), undo: nil)
   }
 }

@@ -26,32 +26,32 @@ extension KeyedRateLimiter: SharedKeyedLimiter where Key == String {}
 
 /// A limiter whose grant can be taken back exactly, so that several of them grant all or nothing
 /// (``KeyedRateLimiter``). RateLimitHTTP asks it; not for apps.
-package protocol _UndoableKeyedLimiter: SharedKeyedLimiter {
-  /// A decision that `_UndoableDecision.undo()` can take back.
-  func _decideUndoably(_ permits: Int, for key: String) async throws -> _UndoableDecision
+package protocol UndoableKeyedLimiter: SharedKeyedLimiter {
+  /// A decision that `UndoableDecision.undo()` can take back.
+  func decideUndoably(_ permits: Int, for key: String) async throws -> UndoableDecision
 }
 
-extension KeyedRateLimiter: _UndoableKeyedLimiter where Key == String {}
+extension KeyedRateLimiter: UndoableKeyedLimiter where Key == String {}
 
 /// Limiters that decide several requests for one key together, atomically, in one step, when they share a
-/// `_jointGroup` (`PostgresRateLimiter`s on one client: one round trip). RateLimitHTTP asks it; not for apps.
-package protocol _JointlyDecidingLimiter: SharedKeyedLimiter {
+/// `jointGroup` (`PostgresRateLimiter`s on one client: one round trip). RateLimitHTTP asks it; not for apps.
+package protocol JointlyDecidingLimiter: SharedKeyedLimiter {
   /// Limiters with equal groups can decide together.
-  var _jointGroup: ObjectIdentifier { get }
+  var jointGroup: ObjectIdentifier { get }
   /// Decides every part for `key`, all or nothing: granted only if every part is; a refusal takes nothing from
   /// any part. Every part's limiter has this one's group. The decisions come back in the parts' order.
-  func _decideJointly(_ parts: [(limiter: any SharedKeyedLimiter, permits: Int)], for key: String) async throws
+  func decideJointly(_ parts: [(limiter: any SharedKeyedLimiter, permits: Int)], for key: String) async throws
     -> [RateLimitDecision]
   /// Decides a middleware's request whose policies count, shadow or penalise (SPEC 4.2) in one step: the
   /// enforced parts all or nothing; a shadow part decided and kept when the request is granted, never refusing
   /// it; an enforced part with a penalty, refused by its rule, blocks the key; a refused request keeps nothing.
-  /// Each grant kept can be given back (`_UndoableDecision.giveBack()`). `nil`: not in one step here (the caller
+  /// Each grant kept can be given back (`UndoableDecision.giveBack()`). `nil`: not in one step here (the caller
   /// decides each part).
-  func _decideOperatedJointly(_ parts: [_OperatedPart], for key: String) async throws -> [_UndoableDecision]?
+  func decideOperatedJointly(_ parts: [OperatedPart], for key: String) async throws -> [UndoableDecision]?
 }
 
-/// One policy of a middleware's request for ``_JointlyDecidingLimiter/_decideOperatedJointly(_:for:)``.
-package struct _OperatedPart: Sendable {
+/// One policy of a middleware's request for ``JointlyDecidingLimiter/decideOperatedJointly(_:for:)``.
+package struct OperatedPart: Sendable {
   package let limiter: any SharedKeyedLimiter
   package let permits: Int
   /// Decided and counted, never refusing the request.
@@ -70,9 +70,9 @@ package struct _OperatedPart: Sendable {
 /// A limiter that decides a request and penalises its refusal in one step (SPEC 4.2, "penalty"):
 /// `KeyedRateLimiter` under its lock, `PostgresRateLimiter` in the decision's own round trip. RateLimitHTTP asks
 /// it; not for apps.
-package protocol _PenalisingLimiter: SharedKeyedLimiter {
-  /// Decides `permits` for `key` as `_decideUndoably` does; refused by the rule (not by a block in force), the key
+package protocol PenalisingLimiter: SharedKeyedLimiter {
+  /// Decides `permits` for `key` as `decideUndoably` does; refused by the rule (not by a block in force), the key
   /// is blocked for `penalty` from that instant, and the refusal reported after it (its `retryAfter` the block's
   /// end at least). A block in force is kept as it is, never extended.
-  func _decidePenalising(_ permits: Int, for key: String, penalty: Duration) async throws -> _UndoableDecision
+  func decidePenalising(_ permits: Int, for key: String, penalty: Duration) async throws -> UndoableDecision
 }
