@@ -48,8 +48,7 @@
           target numeric;
           gone integer;
           chunk record;
-          read_chunks integer;
-          read_ids bigint[];
+          chunk_read boolean := false;
           d record;
           full_credit numeric;
           credit numeric;
@@ -78,8 +77,6 @@
               floor_ := coalesce(stored.floor_at, small);
           END IF;
           SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
-          read_chunks := r.chunks;
-          read_ids := r.ids;
           IF NOT FOUND THEN
               r := ROW(p_name, p_key, small, small, '{}', '{}', '{}', '{}', 0, NULL, small, NULL, NULL, NULL, NULL);
               r.version := coalesce(stored.version, 0);
@@ -128,6 +125,7 @@
                   target := cs[n] + p_permits - p_limit;
                   IF coalesce(r.chunks, 0) > 0 AND cs[1] - ps[1] >= target THEN
                       o_time := ratelimit_chunk_reaching_v1(p_name, p_key, target);
+                      chunk_read := true;
                   ELSE
                       lo := 1; hi := n;
                       WHILE lo < hi LOOP
@@ -245,9 +243,10 @@
                   PERFORM ratelimit_spill_v1(p_name, p_key, \(chunkSize));
               END IF;
           END IF;
-          IF p_mode = 2 AND read_chunks > 0 AND NOT ratelimit_unchanged_v1(p_name, p_key, read_chunks, read_ids) THEN
-              -- Release 14: a read takes no lock, and a decision changed the key's row and chunks between the
-              -- statements that read them: read again (a decision never answers from two states).
+          IF p_mode = 2 AND chunk_read AND NOT ratelimit_unchanged_v1(p_name, p_key, r.chunks, r.ids) THEN
+              -- Release 14: a read takes no lock (and changes neither `r.chunks` nor `r.ids`); if a decision
+              -- changed the key's row and chunks between the statements that read a chunk and the row, read again
+              -- (a decision never answers from two states).
               d := ratelimit_decide_v4(p_name, p_key, p_limit, p_window, p_burst, p_permits, p_now, p_max_delay, 2,
                   0, NULL, p_id);
               o_time := d.o_time;
@@ -267,7 +266,7 @@
     /// PL/pgSQL that sets `into` to a sliding window's running total at its latest booking at or before `bound`
     /// (the total before its first booking when none is), from the tail `ts`, `ps`, `cs` (`n` bookings) of row
     /// `r`, or from the one chunk that holds it when the tail starts after `bound` (release 14); NULL when the key
-    /// holds no booking. Uses `lo`, `hi`, `mid` and `chunk`.
+    /// holds no booking. Uses `lo`, `hi`, `mid` and `chunk`, and sets `chunk_read` when it reads a chunk.
     static func windowBefore(bound: String, into before: String) -> String {
       """
       lo := 1; hi := n + 1;
@@ -281,6 +280,7 @@
                           \(before) := cs[lo] - ps[lo];
                       ELSE
                           chunk := ratelimit_chunk_before_v1(p_name, p_key, \(bound));
+                          chunk_read := true;
                           \(before) := coalesce(chunk.o_before, cs[1] - ps[1]);
                       END IF;
       """
@@ -309,6 +309,7 @@
           cs numeric[];
           before numeric;
           chunk record;
+          chunk_read boolean := false;
           next_ bigint;
           in_window numeric;
           full_credit numeric;
@@ -351,9 +352,9 @@
                       ELSE
                           next_ := coalesce(chunk.o_next, ts[1]);
                       END IF;
-                      IF r.chunks > 0 AND NOT ratelimit_unchanged_v1(p_name, p_key, r.chunks, r.ids) THEN
+                      IF chunk_read AND NOT ratelimit_unchanged_v1(p_name, p_key, r.chunks, r.ids) THEN
                           -- Release 14: read without the key's lock (a batch's read), and a decision changed the
-                          -- key between the row and the chunk: read again.
+                          -- key between the row and the chunk it read: read again.
                           RETURN ratelimit_effective_v1(p_name, p_key, p_limit, p_window, p_burst, p_now);
                       END IF;
                       RETURN CASE WHEN next_ IS NOT NULL
