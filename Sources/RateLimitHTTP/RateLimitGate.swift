@@ -173,7 +173,8 @@ public struct RateLimitGate: Sendable {
   }
 
   /// The RateLimit fields for these decisions (none with ``RateLimitHeaders/none``). A policy without limiting
-  /// (a zero window) is not listed: the draft forbids `w=0`; nor is a shadow policy; with none left, no fields.
+  /// (a zero window) is not listed: the draft forbids `w=0`; nor is a shadow policy, nor one a request refused
+  /// without deciding it (SPEC 4.3.1); with none left, no fields.
   func headerFields(_ decisions: [RateLimitDecision]) -> [(name: String, value: String)] {
     guard headers.addsRateLimitFields, !policies.isEmpty else { return [] }
     var policy = ""
@@ -182,7 +183,8 @@ public struct RateLimitGate: Sendable {
     policy.reserveCapacity(32 * decisions.count)
     state.reserveCapacity(32 * decisions.count)
     var listed = 0
-    for (index, decision) in decisions.enumerated() where decision.window > .zero && !policies[index].mode.isShadow {
+    for (index, decision) in decisions.enumerated()
+    where decision.window > .zero && !decision.isUndecided && !policies[index].mode.isShadow {
       RateLimitFields.appendPolicy(
         quotedNames[index], limit: decision.limit, quotaWindow: decision.quotaWindow, separated: listed > 0,
         to: &policy)

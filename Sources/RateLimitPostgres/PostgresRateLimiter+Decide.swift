@@ -142,6 +142,16 @@
       }
     }
 
+    /// A part of a request refused without deciding it (another part was refused in this process): nothing
+    /// taken, nothing known of the key now, no permit promised before `wait`; its fields are left out.
+    func undecided(wait: Duration = .zero) -> RateLimitDecision {
+      var decision = RateLimitDecision(
+        isGranted: true, limit: capacity, window: window, remaining: 0, resetAfter: wait, retryAfter: nil,
+        effectiveWindow: wait, quotaWindow: door.quotaWindow)
+      decision.isUndecided = true
+      return decision
+    }
+
     /// With no limiting (`window: .zero`) and no block: granted up to the capacity, nothing stored.
     func unlimitedDecision(_ permits: Int) -> RateLimitDecision {
       door.report(
@@ -189,7 +199,7 @@
     ///
     /// | the parts | answered |
     /// |---|---|
-    /// | one asking one permit is refused in this process (`localRefusals`) | refused, no round trip; a part not asked reports `remaining` 0 and that refusal's wait |
+    /// | one asking one permit is refused in this process (`localRefusals`) | refused, no round trip; a part not asked is undecided (no fields), `remaining` 0 and that refusal's wait |
     /// | one asks more than its limiter's capacity | refused: nothing taken, each part's own answer read without booking (a round trip each) |
     /// | some have no limiting (`window: .zero`) | those granted here unless their key is blocked (a round trip reads each block; a block refuses the request, nothing taken); the others in one round trip, all or nothing |
     /// | the database cannot answer (or the first part's limiter is in its outage back-off) | each part's own policy, here, all or nothing; the statement's bookings are revoked |
@@ -233,12 +243,9 @@
       if !blocked.isEmpty || refusals.contains(where: { $0 != nil }) {
         let wait = (refusals.compactMap { $0?.retryAfter } + blocked.compactMap(\.retryAfter)).max() ?? .zero
         for (part, (index, refusal)) in zip(asked, zip(limited, refusals)) {
-          // A part not asked: nothing taken, nothing known of it now; no permit promised before the refusal ends.
-          decisions[index] =
-            refusal
-            ?? RateLimitDecision(
-              isGranted: true, limit: part.limiter.capacity, window: part.limiter.window, remaining: 0,
-              resetAfter: wait, retryAfter: nil, effectiveWindow: wait, quotaWindow: part.limiter.door.quotaWindow)
+          // A part not asked: nothing taken, nothing known of it now (its fields are left out: SPEC 4.3.1); no
+          // permit promised before the refusal ends.
+          decisions[index] = refusal ?? part.limiter.undecided(wait: wait)
         }
         return decisions.map { $0! }
       }

@@ -10,8 +10,9 @@
     ///
     /// | the parts | answered |
     /// |---|---|
-    /// | every one limited, within its capacity, none refused in this process | one statement, as above |
-    /// | any other (no limiting, more than a capacity, a refusal remembered here) | `nil`: the caller decides each |
+    /// | every one limited, within its capacity, no enforced one refused in this process | one statement, as above |
+    /// | an enforced part asking one permit refused in this process | refused here, no statement; the other parts undecided |
+    /// | any other (no limiting, more than a capacity) | `nil`: the caller decides each |
     /// | the database cannot answer | `nil` (its bookings revoked): each part then answers by its own policy |
     package func decideOperatedJointly(_ parts: [OperatedPart], for key: String) async throws
       -> [UndoableDecision]?
@@ -20,9 +21,27 @@
       guard limiters.count == parts.count else { return nil }
       for (limiter, part) in zip(limiters, parts) { limiter.door.check(part.permits) }
       let keyBytes = try Self.keyBytes(key)
+      // An enforced part refused in this process refuses the request here: no statement, and the other parts,
+      // shadows included, are not decided (SPEC 4.3.1: a shadow sent every locally refusable request to the
+      // database). A shadow part refused here is decided with the others (it never refuses the request).
+      let refusals = zip(limiters, parts).map { limiter, part -> RateLimitDecision? in
+        guard part.permits == 1, !part.isShadow, !limiter.isUnlimited,
+          let (refusal, now) = limiter.store.refusalInForce(for: keyBytes)
+        else { return nil }
+        return limiter.report(refusal, at: now)
+      }
+      // A penalty for a refusal by the rule (not a block's) is set by the caller, part by part.
+      let penalisedHere = zip(limiters, parts).contains { limiter, part in
+        part.penalty != nil && !part.isShadow && part.permits == 1
+          && limiter.store.refusalInForce(for: keyBytes).map { !$0.refusal.isBlock } == true
+      }
+      if refusals.contains(where: { $0 != nil }), !penalisedHere {
+        return zip(limiters, refusals).map { limiter, refusal in
+          UndoableDecision(refusal ?? limiter.undecided(), undo: nil)
+        }
+      }
       let decidedElsewhere = zip(limiters, parts).contains { limiter, part in
         limiter.isUnlimited || part.permits > limiter.capacity
-          || (part.permits == 1 && limiter.localRefusal(for: keyBytes) != nil)
       }
       if decidedElsewhere { return nil }
       // Booking ids chosen here, so that a statement this caller gives up on books nothing when it runs late.

@@ -15,8 +15,8 @@
   /// ``PostgresRateLimiterError/unavailable(underlying:)``, whatever ``whenUnavailable`` says.
   ///
   /// To change a limit in a live fleet: call `update` once (every process decides by the new rule at once), then
-  /// deploy the new parameters, so that instances started later agree with the stored rule (an instance made
-  /// with other parameters than the stored ones is refused when it prepares, as in 4.0.1).
+  /// deploy the new parameters at leisure: an instance made with other parameters than the stored ones decides by
+  /// the stored rule, and logs a warning naming both (SPEC 4.3.1; 4.0 refused it).
   ///
   /// ```swift
   /// try await proLimit.update(limit: 6_000, per: .seconds(60))
@@ -127,6 +127,7 @@
         door.adopt(before)  // the stored rule did not change
         throw error
       }
+      store.follow(door.parameters, warns: false)
     }
 
     /// The operations of `ratelimit_operate_v1`.

@@ -26,6 +26,12 @@
       /// A local limiter decides until the database is back: give it this instance's share of the limit (the
       /// limit divided by the number of instances).
       case fallback(KeyedRateLimiter<String>)
+
+      /// `.fallback`'s limiter; `nil` for the other policies.
+      var limiter: KeyedRateLimiter<String>? {
+        if case .fallback(let limiter) = self { return limiter }
+        return nil
+      }
     }
   }
 #endif

@@ -94,7 +94,8 @@
     ///   - localRefusals: Whether a key the database refused is refused here, without a round trip, until it can
     ///     grant one permit again (the default); see the article for the one case where that can differ from
     ///     asking the database.
-    ///   - logger: Where the limiter logs, at `debug`: an outage's start and end, a `prepare()` that created or
+    ///   - logger: Where the limiter logs: an outage's start at `warning` and its end at `info` (once each), a
+    ///     stored rule other than this limiter's at `warning` (once); at `debug`, a `prepare()` that created or
     ///     migrated the schema, revocations given up. By default the task-local `Logger.current` at init.
     public init(
       client: PostgresClient, name: String, limit: Int, per window: Duration, time: Time = .database,
@@ -105,7 +106,7 @@
       door = Self.checked(name, limit, window, nil, timeout)
       store = PostgresPermitStore(
         client: client, name: name, door: door, clock: time.clock, timeout: timeout, localRefusals: localRefusals,
-        logger: logger ?? Logger.current)
+        fallback: whenUnavailable.limiter, logger: logger ?? Logger.current)
     }
 
     /// Creates a token bucket: one permit every `window / limit` on average, up to `burst` at once; starts full.
@@ -122,7 +123,8 @@
     ///   - localRefusals: Whether a key the database refused is refused here, without a round trip, until it can
     ///     grant one permit again (the default); see the article for the one case where that can differ from
     ///     asking the database.
-    ///   - logger: Where the limiter logs, at `debug`: an outage's start and end, a `prepare()` that created or
+    ///   - logger: Where the limiter logs: an outage's start at `warning` and its end at `info` (once each), a
+    ///     stored rule other than this limiter's at `warning` (once); at `debug`, a `prepare()` that created or
     ///     migrated the schema, revocations given up. By default the task-local `Logger.current` at init.
     public init(
       client: PostgresClient, name: String, limit: Int, per window: Duration, burst: Int, time: Time = .database,
@@ -133,7 +135,7 @@
       door = Self.checked(name, limit, window, burst, timeout)
       store = PostgresPermitStore(
         client: client, name: name, door: door, clock: time.clock, timeout: timeout, localRefusals: localRefusals,
-        logger: logger ?? Logger.current)
+        fallback: whenUnavailable.limiter, logger: logger ?? Logger.current)
     }
 
     private static func checked(
@@ -149,7 +151,9 @@
 
     /// Creates the table and functions it needs if they are missing (or migrates older ones), in the connection's
     /// current schema, under names starting `ratelimit_`. Idempotent and safe from many processes at once (one
-    /// transaction under an advisory lock); needs no other setup. Not subject to the policy.
+    /// transaction under an advisory lock); needs no other setup. Not subject to the policy. If the name's rule
+    /// is stored already with other parameters, this limiter adopts the stored rule (and reports it), with a
+    /// warning naming both; ``update(limit:per:)`` is the one way to change a stored rule.
     ///
     /// It creates `ratelimit_schema` and `ratelimit_release` (the version), `ratelimit_keys` (UNLOGGED: one row
     /// per key in use) with an index, `ratelimit_names`, `ratelimit_revoked`, the sequence

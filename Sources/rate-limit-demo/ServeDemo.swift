@@ -72,6 +72,46 @@
         .get("export") { _, _ in "an export\n" }
     }
 
+    #if Postgres
+      /// `/fleet-plans` (with a database): a plan's two limits in PostgreSQL per `X-Key`, each with a `.fallback`
+      /// of half its limit (two instances): "burst", 100 per 20 s, and "daily", 1,000 per day; and "shadow", 5 per
+      /// 20 s, reported only. `GET /fleet-plans/held?key=K` answers the permits each fallback holds for K
+      /// (`burst 3 daily 3`). The decisions' timeout is `RATELIMIT_DEMO_TIMEOUT_MS` (default 250): the tests
+      /// shorten it so that part of a burst is answered by the fallbacks.
+      static func addFleetPlans(to router: Router<Context>, client: PostgresClient) {
+        let milliseconds = getenv("RATELIMIT_DEMO_TIMEOUT_MS").flatMap { Int(String(cString: $0)) } ?? 250
+        let timeout = Duration.milliseconds(milliseconds)
+        let burstFallback = KeyedRateLimiter<String>(limit: 50, per: .seconds(20))
+        let dailyFallback = KeyedRateLimiter<String>(limit: 500, per: .seconds(86_400))
+        let burst = PostgresRateLimiter(
+          client: client, name: "fleet-plans-burst", limit: 100, per: .seconds(20),
+          whenUnavailable: .fallback(burstFallback), timeout: timeout)
+        let daily = PostgresRateLimiter(
+          client: client, name: "fleet-plans-daily", limit: 1_000, per: .seconds(86_400),
+          whenUnavailable: .fallback(dailyFallback), timeout: timeout)
+        let shadow = PostgresRateLimiter(
+          client: client, name: "fleet-plans-shadow", limit: 5, per: .seconds(20), whenUnavailable: .allow,
+          timeout: timeout)
+        let key = HTTPField.Name("X-Key")!
+        router.group("fleet-plans")
+          .add(
+            middleware: RateLimitMiddleware(
+              RateLimitPolicy("burst", burst), RateLimitPolicy("daily", daily),
+              RateLimitPolicy("shadow", shadow, mode: .shadow)
+            ) { request, _ in request.headers[key] }
+          )
+          .get { _, _ in "a plan's request\n" }
+        router.get("fleet-plans/held") { request, _ -> String in
+          let key = request.uri.queryParameters.get("key") ?? ""
+          func held(_ limiter: KeyedRateLimiter<String>) -> Int {
+            let peek = limiter.peek(for: key)
+            return peek.isGranted ? limiter.limit - peek.remaining - 1 : limiter.limit
+          }
+          return "burst \(held(burstFallback)) daily \(held(dailyFallback))\n"
+        }
+      }
+    #endif
+
     static func run(_ arguments: [String]) async -> Int32 {
       guard (2...3).contains(arguments.count), let port = Int(arguments[1]), (1...65_535).contains(port) else {
         var line = "usage: rate-limit-demo --serve <port> [<postgres-url>]\n"
@@ -93,6 +133,7 @@
           router.group("hello")
             .add(middleware: RateLimitMiddleware(RateLimitPolicy("fleet", fleet)))
             .get { _, _ in "hello\n" }
+          addFleetPlans(to: router, client: client)
           print("serving http://127.0.0.1:\(port)/hello: 10 per minute per client address, shared in PostgreSQL")
         #else
           var line = "rate-limit-demo: --serve with a database needs the Postgres trait too\n"

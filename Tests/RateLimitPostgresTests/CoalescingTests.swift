@@ -252,6 +252,7 @@
   @Suite struct LocalRefusalsTests {
     @Test func aFullTableTakesNoNewKeyUntilARefusalHasPassed() {
       let refusals = LocalRefusals()
+      refusals.listening(true)
       for index in 0..<LocalRefusals.capacity {
         refusals.refuse(
           ByteBuffer(string: "key-\(index)"), until: .seconds(10 + index % 3), restAt: .seconds(20), now: .zero)

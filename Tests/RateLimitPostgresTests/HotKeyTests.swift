@@ -129,6 +129,42 @@
       }
     }
 
+    /// Issue 53 item 2: `block` and a penalty rebuilt the running totals over the row's latest bookings only, so a
+    /// hot key blocked for 1 ns at its limit granted 80 of 100 more in the same window. SPEC 4.3.1: after
+    /// `block(key, for: 1 ns)` on a key at its limit, the rest of the window grants nothing.
+    @Test(arguments: [false, true]) func aBlockOnAHotKeyKeepsEveryBookingCounted(penalty: Bool) async throws {
+      _ = try await TestDatabase.withClient { client in
+        let clock = ManualClock()
+        clock.advance(to: .seconds(100))
+        let name = TestDatabase.uniqueName()
+        let limiter = PostgresRateLimiter(
+          client: client, name: name, limit: 100, per: .seconds(10), time: .clock(clock),
+          timeout: TestDatabase.timeout)
+        try await limiter.prepare()
+        for _ in 0..<100 {
+          clock.advance(by: .milliseconds(1))
+          #expect(try await limiter.tryAcquire(for: "k"))
+        }
+        #expect(try await Self.bookings(of: name, "k", on: client).chunks >= 4)
+        if penalty {
+          let refused = try await limiter.decidePenalising(1, for: "k", penalty: .nanoseconds(1)).decision
+          #expect(!refused.isGranted && refused.retryAfter == .milliseconds(9_901), "\(refused)")
+        } else {
+          try await limiter.block("k", for: .nanoseconds(1))
+        }
+        clock.advance(by: .milliseconds(1))
+        var granted = 0
+        for _ in 0..<100 where try await limiter.tryAcquire(for: "k") { granted += 1 }
+        #expect(granted == 0)
+        #expect(try await limiter.retryAfter(for: "k") == .milliseconds(9_900))
+        #expect(try await limiter.peek(for: "k").remaining == 0)
+        // The first booking leaves at 110.001 s: one permit again, and one only.
+        clock.advance(to: .milliseconds(110_001))
+        #expect(try await limiter.tryAcquire(for: "k"))
+        #expect(try await !limiter.tryAcquire(for: "k"))
+      }
+    }
+
     typealias Step = ReplayTests.Step
 
     static func timeline(_ generator: inout some RandomNumberGenerator, window: Int64, bucket: Bool) -> [Step] {
@@ -142,7 +178,12 @@
             Int.random(in: 1...3, using: &generator),
             within: Bool.random(using: &generator) ? nil : Int64.random(in: 0...window, using: &generator))
         case 80..<86: .retryAfter(Int.random(in: 1...4, using: &generator))
-        case 86..<92: .peek(Int.random(in: 1...4, using: &generator))
+        case 86..<90: .peek(Int.random(in: 1...4, using: &generator))
+        // SPEC 4.3.1: blocks and penalties on hot keys too (they rebuilt the row's running totals alone).
+        case 90..<92:
+          Bool.random(using: &generator)
+            ? .block(Int64.random(in: 1...window / 20, using: &generator))
+            : .penalise(Int.random(in: 1...3, using: &generator), Int64.random(in: 1...window / 20, using: &generator))
         // A token bucket's cancel is the one rule that differs (SPEC): replayed for windows only.
         case 92..<97: bucket ? .retryAfter(1) : .cancel(Int.random(in: 0..<40, using: &generator))
         case 97..<99: .charge(Int.random(in: 1...5, using: &generator))

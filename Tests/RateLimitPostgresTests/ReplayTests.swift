@@ -1,7 +1,7 @@
 #if Postgres
   import PostgresNIO
   import RateLimit
-  import RateLimitPostgres
+  @testable import RateLimitPostgres
   import Testing
 
   /// SPEC 4.0, "the same rules": random single-key timelines replayed against `PostgresRateLimiter(.clock)` and
@@ -17,6 +17,8 @@
       case peek(Int)
       case charge(Int)
       case refund(Int)
+      case block(Int64)  // ns
+      case penalise(Int, Int64)  // permits, ns: a middleware's penalised decision
     }
 
     /// Plays one step on both limiters and expects the same answers; `reservations` holds both sides' bookings
@@ -53,6 +55,13 @@
         #expect(try await shared.charge(permits, for: key) == local.charge(permits, for: key), "\(context)")
       case .refund(let permits):
         #expect(try await shared.refund(permits, for: key) == local.refund(permits, for: key), "\(context)")
+      case .block(let nanoseconds):
+        local.block(key, for: .nanoseconds(nanoseconds))
+        try await shared.block(key, for: .nanoseconds(nanoseconds))
+      case .penalise(let permits, let nanoseconds):
+        let expected = local.decidePenalising(permits, for: key, penalty: .nanoseconds(nanoseconds)).decision
+        let got = try await shared.decidePenalising(permits, for: key, penalty: .nanoseconds(nanoseconds)).decision
+        #expect(got == expected, "\(context)")
       }
     }
 

@@ -46,6 +46,10 @@ public struct RateLimitDecision: Sendable, Equatable {
   /// The time in which `limit` permits are allocated: `window` for a sliding window, B × T / N for a token
   /// bucket of N per T with burst B (the time it takes to refill).
   public var quotaWindow: Duration
+  /// Whether this part of a request was not decided at all (another part was refused without a round trip, so
+  /// nothing is known of this one now): the response's fields leave its policy out (SPEC 4.3.1, "fields tell
+  /// what was decided").
+  package var isUndecided = false
 
   /// A decision with every field given: for stores and policies outside this module.
   ///

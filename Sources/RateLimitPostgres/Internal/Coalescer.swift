@@ -143,10 +143,11 @@
     {
       try await withCheckedThrowingContinuation { continuation in
         let id = timer.schedule(at: deadline) { [self] in
-          let wasSent = state.withLock { $0.isSent }
-          let timedOut = PostgresRateLimiter.Unavailable(
-            error: .unavailable(underlying: DecisionTimedOut(timeout: timeout)), wasSent: wasSent)
-          finish(.failure(timedOut))
+          finish { isSent in
+            .failure(
+              PostgresRateLimiter.Unavailable(
+                error: .unavailable(underlying: DecisionTimedOut(timeout: timeout)), wasSent: isSent))
+          }
         }
         let early: Result<DecisionRow, any Error>? = state.withLock { state in
           if let result = state.result { return result }
@@ -172,16 +173,28 @@
 
     /// Answers the caller, unless it has its answer already.
     func finish(_ result: Result<DecisionRow, any Error>) {
-      let (continuation, deadline):
-        (CheckedContinuation<DecisionRow, any Error>?, (timer: DeadlineTimer, id: UInt64)?) =
+      finish { _ in result }
+    }
+
+    /// Answers the caller with the result made of whether the decision was sent, read under the same lock that
+    /// answers it: a batch that sends it after this answer leaves it out (``markSent()``), and one that sent it
+    /// before is known to have (4.3.1: the deadline read "not sent", a batch sent it, and its booking was never
+    /// revoked).
+    private func finish(_ result: (_ isSent: Bool) -> Result<DecisionRow, any Error>) {
+      let (continuation, deadline, answer):
+        (
+          CheckedContinuation<DecisionRow, any Error>?, (timer: DeadlineTimer, id: UInt64)?,
+          Result<DecisionRow, any Error>?
+        ) =
           state.withLock { state in
-            if state.result != nil { return (nil, nil) }
-            state.result = result
+            if state.result != nil { return (nil, nil, nil) }
+            let answer = result(state.isSent)
+            state.result = answer
             defer { (state.continuation, state.deadline) = (nil, nil) }
-            return (state.continuation, state.deadline)
+            return (state.continuation, state.deadline, answer)
           }
       if let deadline { deadline.timer.cancel(deadline.id) }
-      continuation?.resume(with: result)
+      if let answer { continuation?.resume(with: answer) }
     }
   }
 

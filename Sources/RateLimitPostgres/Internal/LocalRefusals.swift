@@ -4,7 +4,8 @@
 
   /// A refused key answered locally: once the database says a key cannot grant even one permit before an
   /// instant X, this process refuses that key until X without a round trip (unless it cancels a booking of the
-  /// key meanwhile). Instants are on the limiter's local clock (`c` with `.clock(c)`, a `ContinuousClock`
+  /// key meanwhile, or any process resets or refunds the key or updates the name: ``RefusalListener``; while
+  /// this process cannot hear those, it keeps no refusal). Instants are on the limiter's local clock (`c` with `.clock(c)`, a `ContinuousClock`
   /// otherwise), taken when the decision was *sent*, so a local refusal never outlasts the database's. A clock
   /// that has gone back behind the instant a refusal was made voids it: the database moves the key's instants back
   /// with the clock (no time passing), which a refusal's `until`, on the clock as it was, cannot follow.
@@ -37,9 +38,18 @@
       var refusals: [ByteBuffer: Refusal] = [:]
       /// While full: the earliest `until` held, before which no refusal can be forgotten.
       var nextForget: Duration = .zero
+      /// Whether this process hears other processes' operations (``RefusalListener``): without it, no refusal
+      /// is kept (SPEC 4.3.1).
+      var isListening = false
+      /// Counts the operations heard: a refusal answered by a statement sent before one of them may be stale.
+      var epoch: UInt64 = 0
     }
 
     private let state = LockedValue(State())
+
+    /// What a statement is sent at, to remember its refusal by (``refuse(_:answeredAt:time:restAt:sent:epoch:isBlock:)``):
+    /// an operation heard meanwhile voids it.
+    var epoch: UInt64 { state.withLock { $0.epoch } }
 
     /// The refusal in force for `key` at `now`, if any.
     func refusal(for key: ByteBuffer, at now: Duration) -> Refusal? {
@@ -52,9 +62,12 @@
     }
 
     /// Remembers that `key` grants no permit before `until`.
-    func refuse(_ key: ByteBuffer, until: Duration, restAt: Duration, now: Duration, isBlock: Bool = false) {
+    func refuse(
+      _ key: ByteBuffer, until: Duration, restAt: Duration, now: Duration, epoch: UInt64? = nil, isBlock: Bool = false
+    ) {
       guard now < until else { return }
       state.withLock { state in
+        guard state.isListening, epoch.map({ $0 == state.epoch }) ?? true else { return }
         if state.refusals.count >= Self.capacity {
           if now < state.nextForget { return }
           state.refusals = state.refusals.filter { $0.value.holds(at: now) }
@@ -70,12 +83,14 @@
     /// Remembers a refusal the database answered for a request sent at `sent` (on this process's clock): it
     /// grants no permit for `time − now` from then, and is at rest `restAt − now` from then (the database's
     /// instants, turned into this process's).
+    /// A refusal is not remembered if an operation was heard since `epoch` (read when the request was sent).
     func refuse(
-      _ key: ByteBuffer, answeredAt now: Int64, time: Int64, restAt: Int64, sent: Duration, isBlock: Bool = false
+      _ key: ByteBuffer, answeredAt now: Int64, time: Int64, restAt: Int64, sent: Duration, epoch: UInt64,
+      isBlock: Bool = false
     ) {
       refuse(
         key, until: sent + .nanoseconds(time &- now), restAt: sent + .nanoseconds(max(0, restAt &- now)), now: sent,
-        isBlock: isBlock)
+        epoch: epoch, isBlock: isBlock)
     }
 
     /// This process cancelled a booking of `key`, or operated it: ask the database again.
@@ -86,6 +101,35 @@
     /// The name's rule changed (`update`): ask the database again for every key.
     func forgetAll() {
       state.withLock { $0.refusals.removeAll() }
+    }
+
+    /// Another process (or this one) reset or refunded `key`, committed: its refusal ends now, and none answered
+    /// before this is remembered.
+    func ended(for key: ByteBuffer) {
+      state.withLock { state in
+        state.epoch &+= 1
+        state.refusals[key] = nil
+      }
+    }
+
+    /// Another process updated the name's rule: every refusal ends now.
+    func endedForEveryKey() {
+      state.withLock { state in
+        state.epoch &+= 1
+        state.refusals.removeAll()
+      }
+    }
+
+    /// Whether this process hears other processes' operations: when it stops, every refusal ends, and none is
+    /// kept until it hears them again.
+    func listening(_ isListening: Bool) {
+      state.withLock { state in
+        state.isListening = isListening
+        if !isListening {
+          state.epoch &+= 1
+          state.refusals.removeAll()
+        }
+      }
     }
   }
 #endif

@@ -41,6 +41,11 @@
       }
     }
 
+    /// Whether decisions at `now` go to the policy without a round trip (the back-off has not passed).
+    func isBackingOff(now: ContinuousClock.Instant) -> Bool {
+      state.withLock { state in state.until.map { now < $0 } ?? false }
+    }
+
     /// Returns whether this failure started an outage (the limiter logs it).
     @discardableResult
     func failed(_ error: any Error, key: String?, now: ContinuousClock.Instant) -> Bool {
@@ -60,13 +65,14 @@
       }
     }
 
-    /// Returns whether this success ended an outage (the limiter logs it).
+    /// Ends the outage, if one was in force: returns its latest error (the limiter logs it), or `nil` if there
+    /// was none.
     @discardableResult
-    func succeeded() -> Bool {
+    func succeeded() -> (any Error)? {
       state.withLock { state in
-        if state.until == nil { return false }
-        state = State()
-        return true
+        guard state.until != nil else { return nil }
+        defer { state = State() }
+        return state.lastError ?? DecisionTimedOut(timeout: .zero)
       }
     }
   }

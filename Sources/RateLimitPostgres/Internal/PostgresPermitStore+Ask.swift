@@ -38,7 +38,7 @@
       _ mode: Mode, _ permits: Int, key: ByteBuffer, maxDelay: Int64?, remembering: Bool = false
     ) async throws -> Decision {
       try await prepareIfNeeded()
-      let sent = localClock.now
+      let (sent, epoch) = (localClock.now, localRefusals?.epoch ?? 0)
       // A booking's id chosen here, above the sequence's range, so that a decision this caller gives up on can
       // be revoked whether or not the database has run it yet.
       let request = DecisionRequest(
@@ -52,7 +52,8 @@
         throw error
       }
       if remembering, let localRefusals, permits == 1, !row.booked, mode == .tryAcquire {
-        localRefusals.refuse(key, answeredAt: row.now, time: row.time, restAt: row.restAt, sent: sent)
+        localRefusals.refuse(
+          key, answeredAt: row.now, time: row.time, restAt: row.restAt, sent: sent, epoch: epoch)
       }
       return Decision(
         time: row.time, now: row.now, id: row.id ?? -1, booked: row.booked, remaining: row.remaining,

@@ -159,21 +159,6 @@
       )
     }
 
-    /// The name's rule as the database stored it, which its decisions followed: this limiter reports it from
-    /// now on (another process's `update`, SPEC 4.2).
-    func adopt(_ stored: StoredRule) {
-      guard let limit = stored.limit, let window = stored.window, window > 0 else { return }
-      let current = door.parameters
-      // As the database stores this limiter's rule: a zero window as 1 ns (`checked`), so that it stays zero.
-      if Int64(current.limit) == limit, max(1, wholeNanoseconds(current.window, roundingUp: true)) == window,
-        current.burst.map(Int64.init) == stored.burst
-      {
-        return
-      }
-      door.adopt(
-        PermitParameters(limit: Int(limit), window: .nanoseconds(window), burst: stored.burst.map { Int($0) }))
-    }
-
     /// A sweep that deleted a whole batch may have left more: the next decision sweeps again.
     private func sweptRows(_ swept: Int32) {
       if swept >= Self.sweepBatch { nextSweep.withLock { $0 = .zero } }

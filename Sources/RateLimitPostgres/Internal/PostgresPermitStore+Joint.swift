@@ -43,14 +43,15 @@
     private static func decided<Statement: PostgresPreparedStatement>(
       by statement: Statement, _ parts: [Part], key: ByteBuffer, penalised: [Bool], withIDs: Bool
     ) async throws -> [Decision] where Statement.Row == DecideAllStatement.Row {
-      let sent = parts.map { $0.store.localClock.now }
-      let rows = try await parts[0].store.rows(of: statement, count: parts.count)
+      let sent = parts.map { ($0.store.localClock.now, $0.store.localRefusals?.epoch ?? 0) }
+      let rows = try await parts[0].store.rows(of: statement, count: parts.count, outageKey: String(buffer: key))
       return parts.indices.map { index in
         let (part, row) = (parts[index], rows[index])
+        part.store.adopt(row.stored)
         if part.permits == 1 && !row.booked {
           part.store.localRefusals?.refuse(
-            key, answeredAt: row.now, time: row.time, restAt: row.restAt, sent: sent[index],
-            isBlock: penalised[index])
+            key, answeredAt: row.now, time: row.time, restAt: row.restAt, sent: sent[index].0,
+            epoch: sent[index].1, isBlock: penalised[index])
         }
         return Decision(
           time: row.time, now: row.now, id: withIDs ? part.id : -1, booked: row.booked, remaining: row.remaining,

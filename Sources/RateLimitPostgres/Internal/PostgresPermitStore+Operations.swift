@@ -17,25 +17,28 @@
       return (row.wouldBook, row.key)
     }
 
-    /// Charges, refunds, resets, blocks or penalises `key` (`ratelimit_operate_v1`): the key after. This
-    /// process's refusal of the key may end earlier now (SPEC 4.2, "Local refusals"): it is forgotten.
+    /// Charges, refunds, resets, blocks or penalises `key` (`ratelimit_operate_v2`): the key after. This
+    /// process's refusal of the key may end earlier now (SPEC 4.2, "Local refusals"): it is forgotten. Sent with
+    /// its deadline on the database's clock: if it throws, it never takes effect later (``operationDeadline()``).
     func operate(_ operation: Int32, _ amount: Int64, key: ByteBuffer) async throws -> KeyAfter {
       try await prepareIfNeeded()
       let statement = OperateStatement(
-        key: keyArguments(key), operation: operation, amount: amount, now: nowSent, lockTimeout: lockTimeout)
+        key: keyArguments(key), operation: operation, amount: amount, now: nowSent, lockTimeout: lockTimeout,
+        until: operationDeadline())
       let after = try await firstRow(of: statement)
       localRefusals?.forget(key)
       adopt(after.stored)
       return after
     }
 
-    /// The name's new rule, for every process (`ratelimit_update_v1`); this process's refusals are forgotten.
+    /// The name's new rule, for every process (`ratelimit_update_v2`, with its deadline as an operation's); this
+    /// process's refusals are forgotten.
     /// The caller has changed its door's parameters, and takes them back if this throws.
     func update(limit: Int, window: Duration, burst: Int?) async throws {
       let statement = UpdateStatement(
         name: nameBytes, limit: Int64(limit),
         window: Int64(clamping: max(1, wholeNanoseconds(window, roundingUp: true))), burst: burst.map(Int64.init),
-        now: nowSent, lockTimeout: lockTimeout)
+        now: nowSent, lockTimeout: lockTimeout, until: operationDeadline())
       _ = try await firstRow(of: statement)
       localRefusals?.forgetAll()
     }
@@ -45,7 +48,7 @@
     /// refusal of one permit is remembered here as a block's.
     func decidePenalising(_ permits: Int, key: ByteBuffer, penalty: Int64, id: Int64) async throws -> Decision {
       try await prepareIfNeeded()
-      let sent = localClock.now
+      let (sent, epoch) = (localClock.now, localRefusals?.epoch ?? 0)
       let statement = DecidePenalisingStatement(
         key: keyArguments(key), permits: Int64(permits), now: nowSent, lockTimeout: lockTimeout, id: id,
         penalty: penalty)
@@ -58,7 +61,8 @@
       }
       if !row.booked, permits == 1 {
         // Refused only during a block: its own, or one in force.
-        localRefusals?.refuse(key, answeredAt: row.now, time: row.time, restAt: row.restAt, sent: sent, isBlock: true)
+        localRefusals?.refuse(
+          key, answeredAt: row.now, time: row.time, restAt: row.restAt, sent: sent, epoch: epoch, isBlock: true)
       }
       return Decision(
         time: row.time, now: row.now, id: row.id ?? -1, booked: row.booked, remaining: row.remaining,

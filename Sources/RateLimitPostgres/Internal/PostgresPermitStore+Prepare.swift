@@ -3,50 +3,76 @@
   import PostgresNIO
   import RateLimit
 
-  /// `prepare`: the schema created or migrated (`Schema.prepare`), the name's rule stored or checked against this
-  /// limiter's (a trap naming both), once per limiter before its first statement.
+  /// `prepare`: the schema created or migrated (`Schema.prepare`), and the name's rule stored if it is not yet, or
+  /// else adopted (SPEC 4.3.1: the stored rule wins, with a warning; 4.0 trapped, serving a request or at boot),
+  /// once per limiter before its first statement.
   extension PostgresPermitStore {
-    /// Runs `prepare()`'s statement and checks this limiter's rule and parameters against those stored for its
-    /// name, within `limit`.
+    /// Runs `prepare()`'s statement, then stores this limiter's rule for its name unless one is stored, and
+    /// adopts the one stored, within `deadline` each.
     func prepare(within deadline: Duration) async throws {
       _ = try await run(PostgresQuery(unsafeSQL: Schema.prepare), as: Int32.self, within: deadline)
-      let rule = burst == nil ? "window" : "bucket"
-      let burst = self.burst.map(Int64.init)
+      let rule = configured.burst == nil ? "window" : "bucket"
+      let burst = configured.burst.map(Int64.init)
       let query: PostgresQuery = """
         WITH stored AS (
           INSERT INTO ratelimit_names (name, rule, lim, win, burst) \
-          VALUES (\(nameBytes), \(rule), \(Int64(limit)), \(windowNanoseconds), \(burst)) \
-          ON CONFLICT (name) DO NOTHING RETURNING rule, lim, win, burst)
-        SELECT rule, lim, win, burst FROM stored UNION ALL \
-        SELECT rule, lim, win, burst FROM ratelimit_names WHERE name = \(nameBytes) LIMIT 1
+          VALUES (\(nameBytes), \(rule), \(Int64(configured.limit)), \(windowNanoseconds), \(burst)) \
+          ON CONFLICT (name) DO NOTHING RETURNING lim, win, burst)
+        SELECT lim, win, burst, ratelimit_clock() FROM (SELECT lim, win, burst FROM stored UNION ALL \
+        SELECT lim, win, burst FROM ratelimit_names WHERE name = \(nameBytes)) AS rule LIMIT 1
         """
-      if let (storedRule, storedLimit, storedWindow, storedBurst) = try await runRow(
-        query, as: (String, Int64, Int64, Int64?).self),
-        storedRule != rule || storedLimit != Int64(self.limit) || storedWindow != windowNanoseconds
-          || storedBurst != burst
+      if let (limit, window, burst, clock) = try await runRow(
+        query, as: (Int64, Int64, Int64?, Int64).self, within: deadline)
       {
-        fatalError(
-          "PostgresRateLimiter: name \"\(name)\" is stored with \(Self.describe(storedRule, storedLimit, storedWindow, storedBurst)); "
-            + "this limiter has \(Self.describe(rule, Int64(self.limit), windowNanoseconds, burst)). Limiters that share "
-            + "a name must share its rule and parameters: use another name (or delete the name's row from "
-            + "ratelimit_names once no instance uses it)")
+        adopt(StoredRule(limit: limit, window: window, burst: burst, clock: clock))
       }
-      isPrepared.withLock { $0 = true }
+      // Local refusals are kept only while this process hears the others' operations (SPEC 4.3.1).
+      await RefusalListener.register(self, within: min(deadline, timeout))
+      preparation.withLock { $0 = .done }
       logger.debug(
         "rate limit: schema ready (created or migrated to release \(Schema.version) if older)",
         metadata: ["ratelimit.name": "\(name)"])
     }
 
-    static func describe(_ rule: String, _ limit: Int64, _ window: Int64, _ burst: Int64?) -> String {
-      let kind = rule == "window" ? "a sliding window" : "a token bucket"
-      return "\(kind) of \(limit) per \(Duration.nanoseconds(window))" + (burst.map { ", burst \($0)" } ?? "")
+    /// Decisions before `prepare()` has succeeded prepare first: one preparation at a time, however many
+    /// decisions wait for it (200 first decisions sent 200 `prepare` blocks, which the schema's lock serialised
+    /// past every timeout). Preparing is not an outage (SPEC 4.3.1): the preparation runs within
+    /// ``preparationTimeout`` and a decision waits up to `timeout` for it, then `timeout` for its own statement; a
+    /// database that cannot answer fails the preparation, and the waiting decisions are answered by the policy.
+    func prepareIfNeeded() async throws {
+      let task = preparation.withLock { state -> Task<Void, any Error>? in
+        switch state {
+        case .done: return nil
+        case .running(let task): return task
+        case .idle:
+          let task = Task { [self] in
+            do {
+              try await prepare(within: preparationTimeout)
+            } catch {
+              preparation.withLock { $0 = .idle }
+              throw error
+            }
+          }
+          state = .running(task)
+          return task
+        }
+      }
+      guard let task else { return }
+      do {
+        try await withDeadline(timeout, on: deadlines) { try await task.value }
+      } catch let error as DecisionTimedOut {
+        throw Unavailable(error: .unavailable(underlying: error), wasSent: false)
+      }
     }
 
-    /// Decisions before `prepare()` has succeeded prepare first, within `timeout`: a limiter made while the
-    /// database is down answers by its policy, and prepares itself once the database answers.
-    func prepareIfNeeded() async throws {
-      if isPrepared.withLock({ $0 }) { return }
-      try await prepare(within: timeout)
-    }
+    /// The bound of `prepare()`'s statements: a fresh database's schema takes longer than a decision.
+    var preparationTimeout: Duration { max(timeout, .seconds(10)) }
+  }
+
+  /// Where a limiter's preparation stands.
+  enum Preparation {
+    case idle
+    case running(Task<Void, any Error>)
+    case done
   }
 #endif

@@ -42,11 +42,12 @@
       }
     }
 
-    /// A joint statement's rows, one a part (`count`), within the timeout.
-    func rows<Statement: PostgresPreparedStatement>(of statement: Statement, count: Int) async throws
-      -> [Statement.Row] where Statement.Row: Sendable
+    /// A joint statement's rows, one a part (`count`), within the timeout; a statement on one key (`outageKey`)
+    /// that times out starts no outage alone, as a lone decision's.
+    func rows<Statement: PostgresPreparedStatement>(of statement: Statement, count: Int, outageKey: String? = nil)
+      async throws -> [Statement.Row] where Statement.Row: Sendable
     {
-      let rows = try await run(within: timeout) { client in
+      let rows = try await run(within: timeout, outageKey: outageKey) { client in
         var rows: [Statement.Row] = []
         for try await row in try await client.execute(statement) { rows.append(row) }
         return rows
@@ -109,19 +110,36 @@
             }
           }
         }
-        if outage.succeeded() {
-          logger.debug("rate limit: the database answers again", metadata: ["ratelimit.name": "\(name)"])
-        }
+        databaseAnswered()
         return result
       } catch {
-        guard isUnavailable(error) else { throw error }
-        if !isOneKeysRefusal(error), outage.failed(error, key: outageKey, now: ContinuousClock.now) {
-          logger.debug(
+        // The database answered (a statement's own error, one key's refusal): any outage is over, and a probe
+        // that got such an answer is done (4.3.1: a probe refused for one key's lock stayed "probing" for good,
+        // and every later decision went to the policy until a restart).
+        guard isUnavailable(error) else {
+          databaseAnswered()
+          throw error
+        }
+        if isOneKeysRefusal(error) {
+          databaseAnswered()
+        } else if outage.failed(error, key: outageKey, now: ContinuousClock.now) {
+          // SPEC 4.3.1: an outage's start at `warning`, once.
+          logger.warning(
             "rate limit: the database cannot answer; whenUnavailable decides, asking again after a back-off",
             metadata: ["ratelimit.name": "\(name)", "error": "\(error)"])
         }
         throw Unavailable(error: .unavailable(underlying: error))
       }
+    }
+  }
+
+  extension PostgresPermitStore {
+    /// The database answered: an outage in force ends, logged once at `info` (SPEC 4.3.1).
+    func databaseAnswered() {
+      guard let error = outage.succeeded() else { return }
+      logger.info(
+        "rate limit: the database answers again; decisions go to it",
+        metadata: ["ratelimit.name": "\(name)", "error": "\(error)"])
     }
   }
 

@@ -15,6 +15,7 @@
   /// | decisions coalesced into one statement, one lane per limiter | `PostgresPermitStore+Coalescing.swift`, `Coalescer.swift` |
   /// | one round trip: deadline, retries, the outage back-off | `PostgresPermitStore+RoundTrip.swift`, `Outage.swift`, `DeadlineTimer.swift` |
   /// | the schema and the name's rule, once | `PostgresPermitStore+Prepare.swift` |
+  /// | the stored rule adopted, the fallback sized to it | `PostgresPermitStore+StoredRule.swift` |
   /// | the instants sent (`.clock(c)` on a time line that never goes back) | `PostgresPermitStore+Clock.swift` |
   /// | this process's refusals, answered without a round trip | `LocalRefusals.swift` |
   /// | the statements and their rows | `SQL/` |
@@ -50,18 +51,29 @@
     let clockSteps = LockedValue(ClockSteps())
     /// This process's `acquire`s waiting on `localClock`, moved back when it steps back.
     let waiters: WaiterTimeline
-    /// Whether `prepare()` has succeeded in this process (decisions prepare first until it has).
-    let isPrepared = LockedValue(false)
+    /// Whether `prepare()` has succeeded in this process, or is running (decisions prepare first until it has).
+    let preparation = LockedValue(Preparation.idle)
     /// Where the limiter logs (swift-log): given at init, or the task-local logger then.
     let logger: Logger
+    /// The parameters the limiter was made with (the stored rule may differ: ``adopt(_:)``).
+    let configured: PermitParameters
+    /// `.fallback`'s limiter, sized to the stored rule (``follow(_:)``); `nil` with any other policy.
+    let fallback: SizedFallback?
+    /// Whether the stored rule's warning was logged, and the fallback's size.
+    let ruleNotices = LockedValue(RuleNotices())
+    /// When the store was made (``localNanoseconds``), and the database's clock less it, once read.
+    let started = ContinuousClock.now
+    let databaseClockOffset = LockedValue<Int64?>(nil)
 
     init(
       client: PostgresClient, name: String, door: PermitFrontDoor, clock: (any RateLimitClock)?, timeout: Duration,
-      localRefusals: Bool, logger: Logger
+      localRefusals: Bool, fallback: KeyedRateLimiter<String>?, logger: Logger
     ) {
       (self.client, self.name, self.door, self.clock, self.timeout, self.logger) =
         (client, name, door, clock, timeout, logger)
       nameBytes = ByteBuffer(string: name)
+      configured = door.parameters
+      self.fallback = fallback.map(SizedFallback.init)
       windowNanoseconds = max(1, wholeNanoseconds(door.window, roundingUp: true))
       localClock = clock ?? SwiftClock(ContinuousClock())
       waiters = WaiterTimeline(localClock)

@@ -27,8 +27,9 @@
   }
 
   /// Deadlock, serialization failure, a row a repeatable-read snapshot missed, lock not available
-  /// (`lock_timeout`), statement or query cancelled.
-  private let transientStates: Set<String> = ["40P01", "40001", "23505", "55P03", "57014"]
+  /// (`lock_timeout`), statement or query cancelled, an operation too late.
+  /// `RLLT1`: an operation that ran after its deadline changed nothing (`ratelimit_in_time_v1`).
+  private let transientStates: Set<String> = ["40P01", "40001", "23505", "55P03", "57014", "RLLT1"]
 
   /// A refusal worth retrying at once, while time is left: a deadlock, a serialization failure, or a key's
   /// row inserted by a decision this one's snapshot could not see (23505 on `ratelimit_keys_pkey`), all three

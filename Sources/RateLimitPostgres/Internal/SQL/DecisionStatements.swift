@@ -9,7 +9,7 @@
       SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at, \
       ratelimit_effective_v1($1, $2, $3, $4, $5, o_now), \
       \(StoredRule.columns) \
-      FROM ratelimit_decide_v4($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+      FROM ratelimit_decide_v4($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) d \(StoredRule.join)
       """
     /// The decision, and the name's stored rule it was decided by (release 10: `update` may have changed it).
     typealias Row = (decision: DecisionRow, stored: StoredRule)
@@ -37,11 +37,11 @@
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      let (time, now, id, booked, swept, remaining, restAt, effective, limit, window, burst) = try row.decode(
-        (Int64, Int64, Int64?, Bool, Int32, Int64, Int64, Int64, Int64?, Int64?, Int64?).self)
+      let (time, now, id, booked, swept, remaining, restAt, effective, limit, window, burst, clock) = try row.decode(
+        (Int64, Int64, Int64?, Bool, Int32, Int64, Int64, Int64, Int64?, Int64?, Int64?, Int64?).self)
       return (
         (time, now, id, booked, swept, remaining, restAt, effective),
-        StoredRule(limit: limit, window: window, burst: burst)
+        StoredRule(limit: limit, window: window, burst: burst, clock: clock)
       )
     }
   }
@@ -52,7 +52,7 @@
     static let sql = """
       SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at, o_blocked, o_effective, \
       \(StoredRule.columns) \
-      FROM ratelimit_decide_many_v7($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+      FROM ratelimit_decide_many_v7($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) d \(StoredRule.join)
       """
     /// A decision's answer, or `blocked` (its key's lock held elsewhere) with its values `nil`.
     typealias Row = (
@@ -91,11 +91,12 @@
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      let (time, now, id, booked, swept, remaining, restAt, blocked, effective, limit, window, burst) =
-        try row.decode((Int64?, Int64?, Int64?, Bool, Int32, Int64?, Int64?, Bool, Int64?, Int64?, Int64?, Int64?).self)
+      let (time, now, id, booked, swept, remaining, restAt, blocked, effective, limit, window, burst, clock) =
+        try row.decode(
+          (Int64?, Int64?, Int64?, Bool, Int32, Int64?, Int64?, Bool, Int64?, Int64?, Int64?, Int64?, Int64?).self)
       return (
         time, now, id, booked, swept, remaining, restAt, blocked, effective,
-        StoredRule(limit: limit, window: window, burst: burst)
+        StoredRule(limit: limit, window: window, burst: burst, clock: clock)
       )
     }
   }
@@ -105,8 +106,9 @@
   /// `ratelimit_decide_operated_v1`: ``DecideAllStatement``'s parts, each shadow or not, with its penalty.
   struct DecideOperatedStatement: PostgresPreparedStatement {
     static let sql = """
-      SELECT o_booked, o_time, o_now, o_remaining, o_rest_at, o_effective \
-      FROM ratelimit_decide_operated_v1($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+      SELECT o_booked, o_time, o_now, o_remaining, o_rest_at, o_effective, \(StoredRule.columns) \
+      FROM ratelimit_decide_operated_v1($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
+      \(DecideAllStatement.eachPartsRule)
       """
     typealias Row = DecideAllStatement.Row
 
@@ -127,12 +129,21 @@
 
   struct DecideAllStatement: PostgresPreparedStatement {
     static let sql = """
-      SELECT o_booked, o_time, o_now, o_remaining, o_rest_at, o_effective \
-      FROM ratelimit_decide_all_v6($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+      SELECT o_booked, o_time, o_now, o_remaining, o_rest_at, o_effective, \(StoredRule.columns) \
+      FROM ratelimit_decide_all_v6($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \(eachPartsRule)
       """
-    /// A part's own answer (`booked`), the instant it is (or would be) booked for, its "now", and its key after
-    /// the decision.
-    typealias Row = (booked: Bool, time: Int64, now: Int64, remaining: Int64, restAt: Int64, effective: Int64)
+    /// Each part's name's stored rule, read after the function (aliased `d`) as ``StoredRule/join`` reads it, the
+    /// names being `$1`: a joint decision adopts it as a lone one does (4.3.1: another process's `update` went on
+    /// being advertised on multi-policy routes).
+    static let eachPartsRule = """
+      WITH ORDINALITY AS d CROSS JOIN LATERAL ratelimit_rule_v1(($1::bytea[])[d.ordinality], d.o_now) s \
+      ORDER BY d.ordinality
+      """
+    /// A part's own answer (`booked`), the instant it is (or would be) booked for, its "now", its key after
+    /// the decision, and its name's stored rule.
+    typealias Row = (
+      booked: Bool, time: Int64, now: Int64, remaining: Int64, restAt: Int64, effective: Int64, stored: StoredRule
+    )
 
     var names: [ByteBuffer]
     var key: ByteBuffer
@@ -163,7 +174,12 @@
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      try row.decode((Bool, Int64, Int64, Int64, Int64, Int64).self)
+      let (booked, time, now, remaining, restAt, effective, limit, window, burst, clock) = try row.decode(
+        (Bool, Int64, Int64, Int64, Int64, Int64, Int64?, Int64?, Int64?, Int64?).self)
+      return (
+        booked, time, now, remaining, restAt, effective,
+        StoredRule(limit: limit, window: window, burst: burst, clock: clock)
+      )
     }
   }
 

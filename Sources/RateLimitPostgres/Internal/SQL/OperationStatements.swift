@@ -9,7 +9,7 @@
   struct PeekStatement: PostgresPreparedStatement {
     static let sql = """
       SELECT o_booked, o_time, o_now, o_remaining, o_rest_at, o_effective, \(StoredRule.columns) \
-      FROM ratelimit_peek_v1($1, $2, $3, $4, $5, $6, $7, $8)
+      FROM ratelimit_peek_v1($1, $2, $3, $4, $5, $6, $7, $8) d \(StoredRule.join)
       """
     /// Whether the request would be granted, and the key after it.
     typealias Row = (wouldBook: Bool, key: KeyAfter)
@@ -29,22 +29,23 @@
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      let (booked, time, now, remaining, restAt, effective, limit, window, burst) = try row.decode(
-        (Bool, Int64, Int64, Int64, Int64, Int64, Int64?, Int64?, Int64?).self)
+      let (booked, time, now, remaining, restAt, effective, limit, window, burst, clock) = try row.decode(
+        (Bool, Int64, Int64, Int64, Int64, Int64, Int64?, Int64?, Int64?, Int64?).self)
       return (
         booked,
         KeyAfter(
           time: time, now: now, remaining: remaining, restAt: restAt, effective: effective,
-          stored: StoredRule(limit: limit, window: window, burst: burst))
+          stored: StoredRule(limit: limit, window: window, burst: burst, clock: clock))
       )
     }
   }
 
-  /// An operation on a key (`ratelimit_operate_v1`, release 10; `PostgresRateLimiter.Operation`): the key after.
+  /// An operation on a key (`ratelimit_operate_v2`; `PostgresRateLimiter.Operation`): the key after; nothing done
+  /// if it runs after `until` (the database's clock).
   struct OperateStatement: PostgresPreparedStatement {
     static let sql = """
       SELECT o_time, o_now, o_remaining, o_rest_at, o_effective, \(StoredRule.columns) \
-      FROM ratelimit_operate_v1($1, $2, $3, $4, $5, $6, $7, $8, $9)
+      FROM ratelimit_operate_v2($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) d \(StoredRule.join)
       """
     typealias Row = KeyAfter
 
@@ -54,23 +55,25 @@
     var amount: Int64
     var now: Int64?
     var lockTimeout: String
+    var until: Int64?
 
     func makeBindings() -> PostgresBindings {
-      var bindings = PostgresBindings(capacity: 9)
+      var bindings = PostgresBindings(capacity: 10)
       key.append(to: &bindings)
       bindings.append(operation)
       bindings.append(amount)
       bindings.append(now)
       bindings.append(lockTimeout)
+      bindings.append(until)
       return bindings
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      let (time, now, remaining, restAt, effective, limit, window, burst) = try row.decode(
-        (Int64, Int64, Int64, Int64, Int64, Int64?, Int64?, Int64?).self)
+      let (time, now, remaining, restAt, effective, limit, window, burst, clock) = try row.decode(
+        (Int64, Int64, Int64, Int64, Int64, Int64?, Int64?, Int64?, Int64?).self)
       return KeyAfter(
         time: time, now: now, remaining: remaining, restAt: restAt, effective: effective,
-        stored: StoredRule(limit: limit, window: window, burst: burst))
+        stored: StoredRule(limit: limit, window: window, burst: burst, clock: clock))
     }
   }
 
@@ -160,9 +163,10 @@
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Int64, Int64?).self) }
   }
 
-  /// `update(limit:per:)` (`ratelimit_update_v1`, release 11): the name's new rule, for every process.
+  /// `update(limit:per:)` (`ratelimit_update_v2`): the name's new rule, for every process; nothing done if it runs
+  /// after `until` (the database's clock).
   struct UpdateStatement: PostgresPreparedStatement {
-    static let sql = "SELECT 1 FROM ratelimit_update_v1($1, $2, $3, $4, $5, $6)"
+    static let sql = "SELECT 1 FROM ratelimit_update_v2($1, $2, $3, $4, $5, $6, $7)"
     typealias Row = Int32
 
     var name: ByteBuffer
@@ -171,15 +175,17 @@
     var burst: Int64?
     var now: Int64?
     var lockTimeout: String
+    var until: Int64?
 
     func makeBindings() -> PostgresBindings {
-      var bindings = PostgresBindings(capacity: 6)
+      var bindings = PostgresBindings(capacity: 7)
       bindings.append(name)
       bindings.append(limit)
       bindings.append(window)
       bindings.append(burst)
       bindings.append(now)
       bindings.append(lockTimeout)
+      bindings.append(until)
       return bindings
     }
 

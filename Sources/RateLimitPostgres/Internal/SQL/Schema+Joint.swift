@@ -116,7 +116,7 @@
 
     /// A middleware's penalty in the decision's own round trip (SPEC 4.2, "penalty"): the request decided as
     /// `tryAcquire` (booking id `p_id`); refused by the rule, the key is blocked for `p_penalty` from that instant
-    /// (`ratelimit_operate_v1` op 5, which keeps a block in force as it is: the refusal was the block's), and the
+    /// (`ratelimit_operate_v2` op 5, which keeps a block in force as it is: the refusal was the block's), and the
     /// refusal of `p_permits` is reported after it. Under the key's lock throughout.
     static let decidePenalisingFunction = """
       CREATE OR REPLACE FUNCTION ratelimit_decide_penalising_v1(
@@ -134,7 +134,7 @@
           PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
           d := ratelimit_decide_v4(p_name, p_key, p_limit, p_window, p_burst, p_permits, p_now, 0, 0, 0, NULL, p_id);
           IF NOT d.o_booked THEN
-              PERFORM ratelimit_operate_v1(p_name, p_key, p_limit, p_window, p_burst, 5, p_penalty, d.o_now, NULL);
+              PERFORM ratelimit_operate_v2(p_name, p_key, p_limit, p_window, p_burst, 5, p_penalty, d.o_now, NULL, NULL);
               d := ratelimit_decide_v4(
                   p_name, p_key, p_limit, p_window, p_burst, p_permits, d.o_now, NULL, 2, 0, NULL, NULL);
           END IF;

@@ -46,15 +46,44 @@
       $f$;
       """
 
+    /// The name's stored rule (`NULL`s: none), read by a statement after its function has run (`p_after`, that
+    /// function's "now", orders the read after it: `StoredRule.join`). PL/pgSQL, so that it is never inlined
+    /// into the statement, whose tables are locked before `lock_timeout` is set.
+    static let ruleFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_rule_v1(
+          p_name bytea, p_after bigint, OUT o_lim bigint, OUT o_win bigint, OUT o_burst bigint, OUT o_clock bigint)
+      LANGUAGE plpgsql VOLATILE AS $f$
+      BEGIN
+          SELECT lim, win, burst INTO o_lim, o_win, o_burst FROM ratelimit_names WHERE name = p_name;
+          o_clock := ratelimit_clock();
+      END
+      $f$;
+      """
+
+    /// An operation sent with `p_until` (the database's clock, nanoseconds) that runs later than that raises
+    /// `RLLT1` and changes nothing: its caller has been told it failed, and an operation that threw never takes
+    /// effect later (SPEC 4.3.1: a `charge` sent to a frozen server applied once it resumed). `NULL`: no bound.
+    static let inTimeFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_in_time_v1(p_until bigint) RETURNS void
+      LANGUAGE plpgsql VOLATILE AS $f$
+      BEGIN
+          IF p_until IS NOT NULL AND ratelimit_clock() > p_until THEN
+              RAISE EXCEPTION 'rate limit: an operation that ran after its caller gave up on it'
+                  USING ERRCODE = 'RLLT1';
+          END IF;
+      END
+      $f$;
+      """
+
     /// Operates a key under its advisory lock (`p_op`): 1 charge `p_amount` permits, 2 refund up to `p_amount`, 3
     /// reset, 4 block for `p_amount` nanoseconds, 5 block for `p_amount` nanoseconds unless a block is in force (a
     /// middleware's penalty: the refusals of a block never extend it). Reports the key after as `ratelimit_undo_v5`
     /// does (the wait for one permit, "now", what is left, when it is at rest, its effective window). A refund or reset
     /// of a key without a row does nothing; a charge or block makes one.
     static let operateFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_operate_v1(
+      CREATE OR REPLACE FUNCTION ratelimit_operate_v2(
           p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_op integer,
-          p_amount bigint, p_now bigint, p_lock_timeout text,
+          p_amount bigint, p_now bigint, p_lock_timeout text, p_until bigint,
           OUT o_time bigint, OUT o_now bigint, OUT o_remaining bigint, OUT o_rest_at bigint,
           OUT o_effective bigint)
       LANGUAGE plpgsql VOLATILE AS $f$
@@ -82,6 +111,7 @@
               PERFORM set_config('lock_timeout', p_lock_timeout, true);
           END IF;
           PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
+          PERFORM ratelimit_in_time_v1(p_until);
           IF p_op IN (1, 2, 3) THEN
               -- Release 14: a charge, refund or reset works on every booking, back in the row.
               PERFORM ratelimit_unchunk_v1(p_name, p_key);
@@ -216,7 +246,9 @@
               changed := true;
           END IF;
           IF changed THEN
-              IF p_burst IS NULL THEN
+              -- A block (4, 5) changes no booking: a hot window's running totals, which go on in its chunks, stay
+              -- as they are (4.3.1: made again over the row alone, they forgot the chunks' permits).
+              IF p_burst IS NULL AND p_op IN (1, 2, 3) THEN
                   -- Bookings refunded to nothing go; the running totals are made again.
                   SELECT coalesce(array_agg(t ORDER BY i), '{}'), coalesce(array_agg(p ORDER BY i), '{}'),
                       coalesce(array_agg(b ORDER BY i), '{}')
@@ -228,7 +260,7 @@
                   -- Release 12: a booking an update forgot (at or before the floor) keeps no key from rest.
                   r.rest_at := CASE WHEN n > 0 AND r.times[n] > floor_
                       THEN least(r.times[n]::numeric + p_window, big)::bigint ELSE small END;
-              ELSE
+              ELSIF p_burst IS NOT NULL THEN
                   n := coalesce(array_length(r.times, 1), 0);
                   r.rest_at := greatest(
                       CASE WHEN r.tokens IS NULL OR r.tokens >= full_credit THEN small
@@ -245,6 +277,10 @@
               ELSE
                   INSERT INTO ratelimit_keys SELECT r.*;
               END IF;
+          END IF;
+          IF changed AND p_op IN (2, 3) THEN
+              -- A refund or reset ends every process's local refusal of the key once this commits (SPEC 4.3.1).
+              PERFORM pg_notify('ratelimit_v1', encode(p_name, 'hex') || ':' || encode(p_key, 'hex'));
           END IF;
           d := ratelimit_decide_v4(p_name, p_key, p_limit, p_window, p_burst, 1, now_, NULL, 2, 0, NULL, NULL);
           o_time := d.o_time;
@@ -342,8 +378,9 @@
     /// when next read (`ratelimit_settle_v1`); release 10 converted every key of the name here, under each key's
     /// lock.
     static let updateFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_update_v1(
-          p_name bytea, p_limit bigint, p_window bigint, p_burst bigint, p_now bigint, p_lock_timeout text)
+      CREATE OR REPLACE FUNCTION ratelimit_update_v2(
+          p_name bytea, p_limit bigint, p_window bigint, p_burst bigint, p_now bigint, p_lock_timeout text,
+          p_until bigint)
           RETURNS void
       LANGUAGE plpgsql VOLATILE AS $f$
       DECLARE
@@ -355,6 +392,7 @@
               PERFORM set_config('lock_timeout', p_lock_timeout, true);
           END IF;
           SELECT * INTO stored FROM ratelimit_names WHERE name = p_name FOR UPDATE;
+          PERFORM ratelimit_in_time_v1(p_until);
           IF NOT FOUND THEN
               INSERT INTO ratelimit_names (name, rule, lim, win, burst)
                   VALUES (p_name, CASE WHEN p_burst IS NULL THEN 'window' ELSE 'bucket' END, p_limit, p_window,
@@ -369,6 +407,8 @@
               floor_at = CASE WHEN stored.burst IS NULL THEN greatest(coalesce(stored.floor_at, small),
                   greatest(now_::numeric - stored.win, small)::bigint) ELSE stored.floor_at END
               WHERE name = p_name;
+          -- Every process ends its local refusals of the name once this commits (SPEC 4.3.1).
+          PERFORM pg_notify('ratelimit_v1', encode(p_name, 'hex'));
       END
       $f$;
       """

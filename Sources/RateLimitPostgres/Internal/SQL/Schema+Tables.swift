@@ -5,8 +5,8 @@
   /// 14's chunks are in `Schema+Chunks.swift`); and the two helpers every function uses, a key's advisory lock and
   /// the database's clock.
   extension Schema {
-    /// Each name's rule and parameters, stored by the first limiter that prepares it: a limiter with others is
-    /// refused (a trap naming both) instead of mixing two rules in one row.
+    /// Each name's rule and parameters, stored by the first limiter that prepares it (or by `update`): a limiter
+    /// made with others decides by the stored rule (SPEC 4.3.1; 4.0 trapped), so one row has one rule.
     static let namesTable = """
       CREATE TABLE IF NOT EXISTS ratelimit_names (
           name bytea PRIMARY KEY,

@@ -40,12 +40,16 @@
     /// back during a block (the bucket stays at the block's end, as in the core), and a booking made during a
     /// block no longer forgets the bookings still ahead (`ratelimit_decide_v4`), and a sliding window's key whose
     /// last booking an update forgot is at rest after a cancel or an operation (`ratelimit_cancel_v4`,
-    /// `ratelimit_operate_v1`).
+    /// `ratelimit_operate_v2`).
     /// Release 13 stores a key's bookings uncompressed (`release13Storage`): a hot key's grant costs a tenth.
     /// Release 14 keeps a hot key's older bookings in chunks (`Schema+Chunks.swift`): a grant costs O(log N) in
     /// the bookings the key holds. Every function that reads a key's bookings knows the chunks (4.0's bring them
     /// back into the row first), so processes of every release keep working beside it.
-    static let version = 14
+    /// Release 15 (4.3.1) reads the stored rule through `ratelimit_rule_v1`, so that no statement waits for a
+    /// table's lock before its `lock_timeout`; a block or penalty on a hot key keeps every booking counted; an
+    /// operation that runs after its caller gave up changes nothing (`ratelimit_operate_v2`, `ratelimit_update_v2`:
+    /// `ratelimit_in_time_v1`); and a refund, reset or update notifies every process (`RefusalListener`).
+    static let version = 15
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
     /// processes may prepare at once. One statement: a `DO` block is one transaction. From 4.0 (version 3) it
@@ -108,6 +112,10 @@
         \(revokeFunction)
         \(sweepFunction)
         \(peekFunction)
+        \(ruleFunction)
+        \(inTimeFunction)
+        DROP FUNCTION IF EXISTS ratelimit_operate_v1(bytea, bytea, bigint, bigint, bigint, integer, bigint, bigint, text);
+        DROP FUNCTION IF EXISTS ratelimit_update_v1(bytea, bigint, bigint, bigint, bigint, text);
         \(operateFunction)
         \(decidePenalisingFunction)
         \(updateFunction)

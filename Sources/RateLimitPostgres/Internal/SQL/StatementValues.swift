@@ -33,17 +33,25 @@
     var stored: StoredRule
   }
 
-  /// A name's rule as `ratelimit_names` stores it (`nil`s: no row yet).
+  /// A name's rule as `ratelimit_names` stores it (`nil`s: no row yet), and the database's clock when it was read.
   struct StoredRule: Sendable {
     var limit: Int64?
     var window: Int64?
     var burst: Int64?
+    /// `ratelimit_clock()` once the statement's function has run: what the store learns the database's clock
+    /// from (``PostgresPermitStore/databaseClock``).
+    var clock: Int64? = nil
 
-    /// The columns that select the name's rule beside a function's row, `$1` being the name.
-    static let columns = """
-      (SELECT lim FROM ratelimit_names WHERE name = $1), (SELECT win FROM ratelimit_names WHERE name = $1), \
-      (SELECT burst FROM ratelimit_names WHERE name = $1)
-      """
+    /// The columns that select the name's rule beside a function's row, `$1` being the name: joined after the
+    /// function (aliased `d`, ``join``).
+    static let columns = "s.o_lim, s.o_win, s.o_burst, s.o_clock"
+
+    /// Reads the name's rule after the function `d` has run (`LATERAL` on its `o_now`), through a function
+    /// (`ratelimit_rule_v1`), so that the statement itself names no table: a table named in a statement is locked
+    /// before the function can set `lock_timeout`, and a statement waiting on that lock (another session's
+    /// `LOCK TABLE`) ran and booked after its caller had been answered (4.3.1; release 11 read the rule in
+    /// subqueries).
+    static let join = "CROSS JOIN LATERAL ratelimit_rule_v1($1, d.o_now) s"
   }
 
   extension PostgresRateLimiter.Decision {

@@ -1,0 +1,175 @@
+#if Postgres
+  import Logging
+  import PostgresNIO
+  import RateLimit
+
+  /// Another process's `reset`, `refund` or `update` ends this process's local refusals at once (SPEC 4.3.1; 4.2
+  /// let them run to their instant: up to a day): the statements notify channel `ratelimit_v1` when they commit
+  /// (`pg_notify`, payload the name's bytes in hex, then `:` and the key's for one key), and one listener per
+  /// client forwards each notification to the ``LocalRefusals`` of the stores of that name.
+  ///
+  /// | the listening connection | local refusals |
+  /// |---|---|
+  /// | listening | kept, each ended by a notification of its key (or its name) |
+  /// | not yet, or lost | none kept: every decision asks the database, until it listens again |
+  ///
+  /// The listener holds one connection of the client's pool while any store with local refusals lives, and tries
+  /// again a second after losing it; it ends with its last store, or when the client shuts down.
+  final class RefusalListener: Sendable {
+    /// The listener of each client, while it has stores.
+    private static let listeners = LockedValue([ObjectIdentifier: RefusalListener]())
+
+    static let channel = "ratelimit_v1"
+
+    private struct Entry {
+      weak var store: PostgresPermitStore?
+      let refusals: LocalRefusals
+      let name: String
+    }
+
+    private struct State {
+      var entries: [Entry] = []
+      var isListening = false
+      var listenedOnce: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = LockedValue(State())
+    private let client: PostgresClient
+    private let logger: Logger
+
+    private init(client: PostgresClient, logger: Logger) {
+      (self.client, self.logger) = (client, logger)
+    }
+
+    /// Registers `store`'s local refusals with its client's listener (started if it is the first), and waits
+    /// until that listener listens, at most `limit`: until it does, `store` keeps no local refusal.
+    static func register(_ store: PostgresPermitStore, within limit: Duration) async {
+      guard let refusals = store.localRefusals else { return }
+      let key = ObjectIdentifier(store.client)
+      let (listener, start) = listeners.withLock { listeners -> (RefusalListener, Bool) in
+        if let listener = listeners[key] { return (listener, false) }
+        let listener = RefusalListener(client: store.client, logger: store.logger)
+        listeners[key] = listener
+        return (listener, true)
+      }
+      let isListening = listener.state.withLock { state in
+        if !state.entries.contains(where: { $0.store === store }) {
+          state.entries.append(Entry(store: store, refusals: refusals, name: store.name))
+        }
+        return state.isListening
+      }
+      if isListening { refusals.listening(true) }
+      if start { Task { await listener.run(key) } }
+      await listener.waitUntilListening(within: limit)
+    }
+
+    /// Waits until the listener listens (or has listened once), at most `limit`.
+    private func waitUntilListening(within limit: Duration) async {
+      let timer = Task {
+        try? await Task.sleep(for: limit)
+        wakeWaiters()
+      }
+      await withCheckedContinuation { continuation in
+        let now = state.withLock { state -> Bool in
+          if state.isListening { return true }
+          state.listenedOnce.append(continuation)
+          return false
+        }
+        if now { continuation.resume() }
+      }
+      timer.cancel()
+    }
+
+    private func wakeWaiters() {
+      for waiter in state.withLock({ state in
+        defer { state.listenedOnce = [] }
+        return state.listenedOnce
+      }) {
+        waiter.resume()
+      }
+    }
+
+    /// Listens while any store lives, again a second after each loss; then leaves the registry.
+    private func run(_ key: ObjectIdentifier) async {
+      while hasStores() {
+        do {
+          try await client.withConnection { connection in
+            try await connection.listen(on: Self.channel) { notifications in
+              listening(true)
+              for try await notification in notifications {
+                deliver(notification.payload)
+                if !hasStores() { return }
+              }
+            }
+          }
+        } catch {
+          if let error = error as? PSQLError, [.poolClosed, .clientClosedConnection].contains(error.code) {
+            listening(false)
+            break
+          }
+          logger.debug(
+            "rate limit: the listening connection was lost; no local refusals until it listens again",
+            metadata: ["error": "\(error)"])
+        }
+        listening(false)
+        try? await Task.sleep(for: .seconds(1))
+      }
+      Self.listeners.withLock { listeners in
+        if listeners[key] === self, !hasStores() { listeners[key] = nil }
+      }
+    }
+
+    /// Whether any registered store lives (the dead ones are dropped).
+    private func hasStores() -> Bool {
+      state.withLock { state in
+        state.entries.removeAll { $0.store == nil }
+        return !state.entries.isEmpty
+      }
+    }
+
+    /// Every store's refusals follow whether the listener listens; a listener that starts wakes its waiters.
+    private func listening(_ isListening: Bool) {
+      let entries = state.withLock { state in
+        state.isListening = isListening
+        return state.entries
+      }
+      for entry in entries { entry.refusals.listening(isListening) }
+      if isListening { wakeWaiters() }
+    }
+
+    /// A notification: `name-hex` (the whole name) or `name-hex:key-hex` (one key).
+    private func deliver(_ payload: String) {
+      let parts = payload.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+      guard let name = Self.bytes(hex: parts[0]) else { return }
+      let key = parts.count == 2 ? Self.bytes(hex: parts[1]).map(ByteBuffer.init(bytes:)) : nil
+      if parts.count == 2 && key == nil { return }
+      let entries = state.withLock { $0.entries }
+      for entry in entries where Array(entry.name.utf8) == name {
+        if let key { entry.refusals.ended(for: key) } else { entry.refusals.endedForEveryKey() }
+      }
+    }
+
+    /// The bytes a hex string spells (`encode(…, 'hex')`), `nil` if it spells none.
+    static func bytes(hex: Substring) -> [UInt8]? {
+      guard hex.utf8.count % 2 == 0 else { return nil }
+      var bytes: [UInt8] = []
+      bytes.reserveCapacity(hex.utf8.count / 2)
+      var high: UInt8?
+      for character in hex.utf8 {
+        let value: UInt8
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): value = character - UInt8(ascii: "a") + 10
+        default: return nil
+        }
+        if let first = high {
+          bytes.append(first << 4 | value)
+          high = nil
+        } else {
+          high = value
+        }
+      }
+      return bytes
+    }
+  }
+#endif
