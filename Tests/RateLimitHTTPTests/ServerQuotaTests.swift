@@ -251,6 +251,32 @@ import Testing
     }
   }
 
+  /// Parsing takes time linear in the fields' size (SPEC 4.3.1): 542 KB of policy names took 76 s (each member
+  /// looked for its policy among all the earlier ones). Correctness only here; the time is a benchmark's.
+  @Test func aHalfMegabyteFieldParses() {
+    let count = 40_000
+    let policy = (0..<count).map { #""policy-\#($0)";q=\#($0);w=60"# }.joined(separator: ", ")
+    let state = (0..<count).map { #""policy-\#($0)";r=\#($0 % 7);t=\#($0 % 11)"# }.joined(separator: ", ")
+    #expect(policy.utf8.count > 500_000)
+    let quota = ServerQuota(status: 200, fields: [("RateLimit-Policy", policy), ("RateLimit", state)])
+    #expect(quota.policies.count == count)
+    #expect(
+      quota.policies.last
+        == Policy(
+          name: "policy-39999", quota: 39_999, window: .seconds(60), remaining: 39_999 % 7,
+          effectiveWindow: .seconds(39_999 % 11)))
+    // Many parameters on one member, the last of each key winning; many lines of one name.
+    let parameters = #""p""# + (0..<count).map { ";k\($0)=\($0)" }.joined() + ";r=1;t=2;r=3"
+    #expect(parameters.utf8.count > 400_000)
+    #expect(
+      ServerQuota(status: 200, fields: [("RateLimit", parameters)]).policies
+        == [Policy(name: "p", remaining: 3, effectiveWindow: .seconds(2))])
+    let lines = (0..<count).map { ("RateLimit", #""line-\#($0 % 100)";r=\#($0);t=1"#) }
+    let joined = ServerQuota(status: 200, fields: lines)
+    #expect(joined.policies.count == 100)
+    #expect(joined.policies.last?.remaining == count - 1)
+  }
+
   /// A seeded corpus of fields mutated byte by byte: nothing crashes, nothing hangs, and what parses keeps the
   /// rules (no negative count, no window below a second).
   @Test func aFuzzedCorpusNeverCrashes() {
