@@ -177,6 +177,106 @@ import Testing
     #expect(quota.wait == .seconds(2))
   }
 
+  /// No header value traps (SPEC 4.3.1, issue 53 item 11): a `Date` of year 1 and a Unix time near `Int64.max`
+  /// trapped subtracting one from the other. A distance from the reference that leaves `Int64` seconds, like a
+  /// value past `Int64.max`, is ignored as malformed.
+  @Test func aHugeResetAgainstAnAncientDateIsIgnored() {
+    let ancient = ("Date", "Mon, 01 Jan 0001 00:00:00 GMT")
+    for reset in ["9223372036854775807", "9223372036854775000.5", "99999999999999999999", "99999999999999999999.9"] {
+      #expect(ServerQuota(status: 200, fields: [ancient, ("X-RateLimit-Reset", reset)]).policies.isEmpty, "\(reset)")
+    }
+    // Past Int64.max: malformed whatever the Date.
+    let now = ("Date", "Sun, 09 Sep 2001 01:46:40 GMT")
+    #expect(ServerQuota(status: 200, fields: [now, ("X-RateLimit-Reset", "99999999999999999999")]).policies.isEmpty)
+    // In range, against the same dates: read.
+    #expect(
+      ServerQuota(status: 200, fields: [now, ("X-RateLimit-Reset", "9223372036854775807")]).policies.first?
+        .effectiveWindow == .seconds(Int64.max - 1_000_000_000))
+    #expect(
+      ServerQuota(status: 200, fields: [ancient, ("X-RateLimit-Reset", "1000000000")]).policies.first?
+        .effectiveWindow == .seconds(1_000_000_000 + 62_135_596_800))
+    // Retry-After against the ancient date: a date of year 9999 is in range.
+    #expect(
+      ServerQuota(status: 429, fields: [ancient, ("Retry-After", "Fri, 31 Dec 9999 23:59:59 GMT")]).retryAfter
+        == .seconds(253_402_300_799 + 62_135_596_800))
+  }
+
+  /// A year, day or time with a sign is not an HTTP-date (4DIGIT, 2DIGIT): `Date: Mon, 01 Jan -999 …` was read as
+  /// year −999 and trapped against a huge `X-RateLimit-Reset`. Ignored, the `Date` leaves the wall clock.
+  @Test func signedYearsAreMalformed() {
+    let date = ("Date", "Sun, 06 Nov 1994 08:49:37 GMT")
+    for bad in [
+      "Mon, 01 Jan -999 00:00:00 GMT", "Mon, 01 Jan +999 00:00:00 GMT", "Sun, +6 Nov 1994 08:51:37 GMT",
+      "Sun, 06 Nov 1994 +8:51:37 GMT", "Sun, 06 Nov 1994 08:-1:37 GMT", "Sunday, 06-Nov-+4 08:51:37 GMT",
+      "Sunday, 06-Nov--4 08:51:37 GMT", "Sun Nov -6 08:51:37 1994", "Sun Nov  6 08:51:37 -994",
+    ] {
+      #expect(ServerQuota(status: 429, fields: [date, ("Retry-After", bad)]).retryAfter == nil, "\(bad)")
+    }
+    let signed = ServerQuota(
+      status: 200, fields: [("Date", "Mon, 01 Jan -999 00:00:00 GMT"), ("X-RateLimit-Reset", "9223372036854775807")])
+    // Relative to the wall clock instead: at least 292 billion years less the present.
+    #expect((signed.policies.first?.effectiveWindow ?? .zero) > .seconds(Int64.max - 100_000_000_000))
+  }
+
+  /// Every extreme value in every field at once: nothing traps, and what is read keeps the rules.
+  @Test func extremeValuesInEveryFieldNeverTrap() {
+    let dates = [
+      "Mon, 01 Jan 0000 00:00:00 GMT", "Mon, 01 Jan 0001 00:00:00 GMT", "Fri, 31 Dec 9999 23:59:60 GMT",
+      "Thu, 01 Jan 1970 00:00:00 GMT", "Wed, 31 Dec 1969 23:59:59 GMT", "Sunday, 06-Nov-00 08:49:37 GMT",
+      "Sun Nov  6 08:49:37 0000", "Mon, 01 Jan -999 00:00:00 GMT", "Mon, 01 Jan 99999 00:00:00 GMT",
+      "Sat, 31 Dec 2016 23:59:60 GMT",
+    ]
+    let numbers = [
+      "0", "1", "999999999", "1000000000", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
+      "18446744073709551616", String(repeating: "9", count: 400), "9223372036854775807.9", "0.000000000000001",
+    ]
+    for date in dates {
+      for number in numbers + dates {
+        let quota = ServerQuota(
+          status: 429,
+          fields: [
+            ("Date", date), ("X-RateLimit-Reset", number), ("X-RateLimit-Limit", number),
+            ("X-RateLimit-Remaining", number), ("Retry-After", number),
+          ])
+        #expect(quota.wait >= .zero)
+        for policy in quota.policies {
+          #expect((policy.quota ?? 0) >= 0 && (policy.remaining ?? 0) >= 0)
+          #expect((policy.effectiveWindow ?? .zero) >= .zero)
+        }
+        let listed = ServerQuota(
+          status: 200,
+          fields: [("RateLimit-Policy", #""a";q=\#(number);w=\#(number)"#), ("RateLimit", #""a";r=\#(number);t=1"#)])
+        #expect(listed.wait >= .zero)
+      }
+    }
+  }
+
+  /// Parsing takes time linear in the fields' size (SPEC 4.3.1): 542 KB of policy names took 76 s (each member
+  /// looked for its policy among all the earlier ones). Correctness only here; the time is a benchmark's.
+  @Test func aHalfMegabyteFieldParses() {
+    let count = 40_000
+    let policy = (0..<count).map { #""policy-\#($0)";q=\#($0);w=60"# }.joined(separator: ", ")
+    let state = (0..<count).map { #""policy-\#($0)";r=\#($0 % 7);t=\#($0 % 11)"# }.joined(separator: ", ")
+    #expect(policy.utf8.count > 500_000)
+    let quota = ServerQuota(status: 200, fields: [("RateLimit-Policy", policy), ("RateLimit", state)])
+    #expect(quota.policies.count == count)
+    #expect(
+      quota.policies.last
+        == Policy(
+          name: "policy-39999", quota: 39_999, window: .seconds(60), remaining: 39_999 % 7,
+          effectiveWindow: .seconds(39_999 % 11)))
+    // Many parameters on one member, the last of each key winning; many lines of one name.
+    let parameters = #""p""# + (0..<count).map { ";k\($0)=\($0)" }.joined() + ";r=1;t=2;r=3"
+    #expect(parameters.utf8.count > 400_000)
+    #expect(
+      ServerQuota(status: 200, fields: [("RateLimit", parameters)]).policies
+        == [Policy(name: "p", remaining: 3, effectiveWindow: .seconds(2))])
+    let lines = (0..<count).map { ("RateLimit", #""line-\#($0 % 100)";r=\#($0);t=1"#) }
+    let joined = ServerQuota(status: 200, fields: lines)
+    #expect(joined.policies.count == 100)
+    #expect(joined.policies.last?.remaining == count - 1)
+  }
+
   /// A seeded corpus of fields mutated byte by byte: nothing crashes, nothing hangs, and what parses keeps the
   /// rules (no negative count, no window below a second).
   @Test func aFuzzedCorpusNeverCrashes() {

@@ -17,7 +17,9 @@
 /// | RFC 850 (obsolete) | `Sunday, 06-Nov-94 08:49:37 GMT` |
 /// | asctime (obsolete) | `Sun Nov  6 08:49:37 1994` |
 ///
-/// A two-digit year is the most recent year with those digits that is not more than 50 years after `now`.
+/// A two-digit year is the most recent year with those digits that is not more than 50 years after `now`. Every
+/// number is digits only, of the form's own length (4DIGIT, 2DIGIT): a sign (`-999`, `+6`) makes the text no
+/// HTTP-date (SPEC 4.3.1), so a date is always in years 0000 to 9999 and no arithmetic on it overflows.
 enum HTTPDate {
   static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
@@ -31,7 +33,7 @@ enum HTTPDate {
     // RFC 850: day-name-l "," SP day "-" month "-" 2DIGIT SP time SP "GMT".
     if words.count == 4, words[0].hasSuffix(","), words[3] == "gmt" {
       let parts = words[1].split(separator: "-", omittingEmptySubsequences: false).map(String.init)
-      guard parts.count == 3, parts[2].count == 2, let short = Int64(parts[2]) else { return nil }
+      guard parts.count == 3, parts[2].utf8.count == 2, let short = number(parts[2]) else { return nil }
       let currentYear = civil(fromDays: now / 86_400).year
       var year = currentYear - currentYear % 100 + short
       if year > currentYear + 50 { year -= 100 }
@@ -45,15 +47,27 @@ enum HTTPDate {
   }
 
   private static func date(day: String, month: String, year: String, time: String) -> Int64? {
-    guard (1...2).contains(day.count), let day = Int64(day), (1...31).contains(day),
-      let month = months.firstIndex(of: month), year.count == 4, let year = Int64(year)
+    guard (1...2).contains(day.utf8.count), let day = number(day), (1...31).contains(day),
+      let month = months.firstIndex(of: month), year.utf8.count == 4, let year = number(year)
     else { return nil }
     let clock = time.split(separator: ":", omittingEmptySubsequences: false)
-    guard clock.count == 3, clock.allSatisfy({ $0.count == 2 }),
-      let hour = Int64(clock[0]), let minute = Int64(clock[1]), let second = Int64(clock[2]),
+    guard clock.count == 3, clock.allSatisfy({ $0.utf8.count == 2 }),
+      let hour = number(clock[0]), let minute = number(clock[1]), let second = number(clock[2]),
       (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
     else { return nil }
     return days(year: year, month: Int64(month + 1), day: day) * 86_400 + hour * 3_600 + minute * 60 + second
+  }
+
+  /// A short run of ASCII digits (at most 4, as every number of an HTTP-date) as a number; `nil` for anything
+  /// else, a sign included (`Int64("-999")` and `Int64("+6")` parse).
+  private static func number(_ text: some StringProtocol) -> Int64? {
+    guard (1...4).contains(text.utf8.count) else { return nil }
+    var value: Int64 = 0
+    for byte in text.utf8 {
+      guard (0x30...0x39).contains(byte) else { return nil }
+      value = value * 10 + Int64(byte - 0x30)
+    }
+    return value
   }
 
   /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).

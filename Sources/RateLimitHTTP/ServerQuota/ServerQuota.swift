@@ -24,7 +24,8 @@
 /// drops every line of that name. A list member whose item is not a String, or whose `q`, `r` or `t` is not a
 /// non-negative Integer, or whose `w` is not a positive Integer, is ignored; members of one name and partition
 /// key are one ``Policy``, later parameters winning. `X-RateLimit-Reset` is seconds to wait (a fraction rounded
-/// up) below 1,000,000,000, else a Unix time.
+/// up) below 1,000,000,000, else a Unix time. No value traps, and reading takes time linear in the fields' size
+/// (SPEC 4.3.1): a number or date out of range is malformed, and ignored.
 public struct ServerQuota: Sendable, Equatable {
   /// One quota policy of the server, as far as its fields told.
   public struct Policy: Sendable, Equatable {
@@ -71,16 +72,23 @@ public struct ServerQuota: Sendable, Equatable {
   }
 
   /// Reads one response's status and header fields (names in any case, lines of one name in order).
+  ///
+  /// Never traps, whatever the values (SPEC 4.3.1): a number or a date whose seconds, or whose distance from the
+  /// `Date` field, leave `Int64` is malformed and ignored (`Retry-After`'s delay-seconds saturate, as before), and
+  /// a signed year, day or time is no HTTP-date.
+  ///
+  /// - Complexity: O(n) in the fields' total size: lines of one name are joined once, and a member finds the
+  ///   policy of its name and partition key by hashing (every earlier policy was compared: 542 KB of policy names
+  ///   took 76 s).
   public init(status: Int, fields: [(name: String, value: String)]) {
     self.status = status
-    var joined: [String: String] = [:]
-    for field in fields {
-      let name = field.name.lowercased()
-      joined[name] = joined[name].map { $0 + ", " + field.value } ?? field.value
-    }
+    var lines: [String: [String]] = [:]
+    for field in fields { lines[field.name.lowercased(), default: []].append(field.value) }
+    let joined = lines.mapValues { $0.joined(separator: ", ") }
     let reference = joined["date"].flatMap { HTTPDate.seconds($0, now: HTTPDate.wallClock()) } ?? HTTPDate.wallClock()
-    read(joined["ratelimit-policy"], parameters: ["q": .quota, "w": .window])
-    read(joined["ratelimit"], parameters: ["r": .remaining, "t": .effectiveWindow])
+    var indices: [PolicyKey: Int] = [:]
+    read(joined["ratelimit-policy"], parameters: ["q": .quota, "w": .window], indices: &indices)
+    read(joined["ratelimit"], parameters: ["r": .remaining, "t": .effectiveWindow], indices: &indices)
     if policies.isEmpty { readCommonFields(joined, reference: reference) }
     retryAfter = joined["retry-after"].flatMap { Self.retryAfter($0, reference: reference) }
   }
@@ -90,8 +98,16 @@ public struct ServerQuota: Sendable, Equatable {
     case quota, window, remaining, effectiveWindow
   }
 
-  /// Reads one of the draft's two list fields into `policies`.
-  private mutating func read(_ field: String?, parameters known: [String: Parameter]) {
+  /// What makes members one policy: their name and partition key.
+  private struct PolicyKey: Hashable {
+    var name: String
+    var partitionKey: [UInt8]?
+  }
+
+  /// Reads one of the draft's two list fields into `policies`; `indices` finds each policy by its key.
+  private mutating func read(
+    _ field: String?, parameters known: [String: Parameter], indices: inout [PolicyKey: Int]
+  ) {
     guard let field, let list = StructuredFieldList(field) else { return }
     members: for member in list.members {
       guard case .string(let name)? = member.item else { continue }
@@ -111,14 +127,16 @@ public struct ServerQuota: Sendable, Equatable {
         case .effectiveWindow: policy.effectiveWindow = .seconds(number)
         }
       }
-      merge(policy)
+      merge(policy, indices: &indices)
     }
   }
 
-  /// Adds `policy`, or joins it to the one of the same name and partition key, its parameters winning.
-  private mutating func merge(_ policy: Policy) {
-    guard let index = policies.firstIndex(where: { $0.name == policy.name && $0.partitionKey == policy.partitionKey })
-    else {
+  /// Adds `policy`, or joins it to the one of the same name and partition key, its parameters winning: O(1)
+  /// expected, by `indices`.
+  private mutating func merge(_ policy: Policy, indices: inout [PolicyKey: Int]) {
+    let key = PolicyKey(name: policy.name, partitionKey: policy.partitionKey)
+    guard let index = indices[key] else {
+      indices[key] = policies.count
       policies.append(policy)
       return
     }
@@ -144,33 +162,40 @@ public struct ServerQuota: Sendable, Equatable {
     return Int(digits) ?? .max
   }
 
-  /// `X-RateLimit-Reset`: seconds (a fraction rounded up) below 1,000,000,000, else a Unix time.
+  /// `X-RateLimit-Reset`: seconds (a fraction rounded up) below 1,000,000,000, else a Unix time. Malformed, so
+  /// `nil`: a value past `Int64.max` seconds, or a Unix time whose distance from `reference` (a `Date` of year 1,
+  /// say) leaves `Int64` (SPEC 4.3.1: it trapped).
   private static func reset(_ text: String, reference: Int64) -> Duration? {
     let value = text.trimmingSpaces
     let parts = value.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-    guard let whole = parts.first, !whole.isEmpty, whole.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-      return nil
-    }
-    var seconds = Int64(whole) ?? .max
+    guard let whole = parts.first, !whole.isEmpty, whole.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+      var seconds = Int64(whole)
+    else { return nil }
     // The value as sent decides which it is, before its fraction is rounded up.
     let isDelay = seconds < 1_000_000_000
     if parts.count == 2 {
       let fraction = parts[1]
       guard !fraction.isEmpty, fraction.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-      if fraction.utf8.contains(where: { $0 != 0x30 }), seconds < .max { seconds += 1 }
+      if fraction.utf8.contains(where: { $0 != 0x30 }) {
+        guard seconds < .max else { return nil }
+        seconds += 1
+      }
     }
     if isDelay { return .seconds(seconds) }
-    return .seconds(Swift.max(0, seconds - reference))
+    let (distance, overflow) = seconds.subtractingReportingOverflow(reference)
+    return overflow ? nil : .seconds(Swift.max(0, distance))
   }
 
-  /// `Retry-After`: delay-seconds, or an HTTP-date relative to `reference` (in the past: `.zero`).
+  /// `Retry-After`: delay-seconds (saturating at `Int64.max`), or an HTTP-date relative to `reference` (in the
+  /// past: `.zero`; a distance that leaves `Int64`, which no two HTTP-dates have: `nil`).
   private static func retryAfter(_ text: String, reference: Int64) -> Duration? {
     let value = text.trimmingSpaces
     if !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
       return .seconds(Int64(value) ?? .max)
     }
     guard let date = HTTPDate.seconds(value, now: reference) else { return nil }
-    return .seconds(Swift.max(0, date - reference))
+    let (distance, overflow) = date.subtractingReportingOverflow(reference)
+    return overflow ? nil : .seconds(Swift.max(0, distance))
   }
 }
 

@@ -45,6 +45,8 @@ private struct Parser {
   static func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
   static func isLowerAlpha(_ byte: UInt8) -> Bool { (0x61...0x7A).contains(byte) }
   static func isAlpha(_ byte: UInt8) -> Bool { isLowerAlpha(byte) || (0x41...0x5A).contains(byte) }
+  /// The symbols a Token may hold after its first character: tchar's, ":" and "/" (made once, not per byte).
+  static let tokenSymbols: Set<UInt8> = Set("!#$%&'*+-.^_`|~:/".utf8)
 
   /// 4.2.1: a list; leading and trailing spaces discarded first (4.2).
   mutating func list() -> [StructuredFieldList.Member]? {
@@ -91,9 +93,11 @@ private struct Parser {
     }
   }
 
-  /// 4.2.3.2: parameters; a later key replaces an earlier one.
+  /// 4.2.3.2: parameters; a later key overwrites an earlier one's value, in its place (found by hashing, so
+  /// that many parameters take linear time: removing the earlier one took a pass over all of them).
   mutating func parameters() -> [(key: String, value: StructuredFieldList.Item)]? {
     var parameters: [(key: String, value: StructuredFieldList.Item)] = []
+    var positions: [String: Int] = [:]
     while current == 0x3B {  // ";"
       index += 1
       skip(Self.isSpace)
@@ -104,8 +108,12 @@ private struct Parser {
         guard let item = bareItem() else { return nil }
         value = item
       }
-      parameters.removeAll { $0.key == key }
-      parameters.append((key, value))
+      if let position = positions[key] {
+        parameters[position].value = value
+      } else {
+        positions[key] = parameters.count
+        parameters.append((key, value))
+      }
     }
     return parameters
   }
@@ -114,7 +122,7 @@ private struct Parser {
   mutating func key() -> String? {
     guard let first = current, Self.isLowerAlpha(first) || first == 0x2A else { return nil }
     let start = index
-    skip { Self.isLowerAlpha($0) || Self.isDigit($0) || [0x5F, 0x2D, 0x2E, 0x2A].contains($0) }
+    skip { Self.isLowerAlpha($0) || Self.isDigit($0) || $0 == 0x5F || $0 == 0x2D || $0 == 0x2E || $0 == 0x2A }
     return String(decoding: bytes[start..<index], as: UTF8.self)
   }
 
@@ -138,9 +146,7 @@ private struct Parser {
     default:
       guard Self.isAlpha(byte) || byte == 0x2A else { return nil }
       // A Token: tchar, ":" or "/".
-      skip { byte in
-        Self.isAlpha(byte) || Self.isDigit(byte) || Array("!#$%&'*+-.^_`|~:/".utf8).contains(byte)
-      }
+      skip { byte in Self.isAlpha(byte) || Self.isDigit(byte) || Self.tokenSymbols.contains(byte) }
       return .other
     }
   }

@@ -21,8 +21,32 @@ struct BookingLog: Sendable {
   private var head = 0
   /// How far every instant has moved back since the log was last empty: the steps back, summed.
   private var moved: Int64 = 0
-  /// The permits of every entry, wrapping: exact once the entries that left a window are taken off.
-  private(set) var total = 0
+  /// The permits of every entry, exactly, in 128 bits (``exactTotal``): entries of up to `Int.max` permits each
+  /// (charges) never make the sum wrap. Its low word and its high word, counted with every entry that comes or
+  /// goes: one branch, taken only when the low word carries.
+  private var totalLow: UInt64 = 0
+  private var totalHigh: Int64 = 0
+
+  /// The permits of every entry, saturating at `Int.max`: exact below it, and `Int.max` when they sum to that or
+  /// more (then ``exactTotal`` counts them).
+  var total: Int { totalHigh == 0 && totalLow < UInt64(Int.max) ? Int(totalLow) : .max }
+
+  /// The permits of every entry, exactly.
+  var exactTotal: Wide { Wide(high: totalHigh, low: totalLow) }
+
+  /// Counts an entry's permits in the total.
+  private mutating func count(_ permits: Int) {
+    let (low, carry) = totalLow.addingReportingOverflow(UInt64(permits))
+    totalLow = low
+    if carry { totalHigh += 1 }
+  }
+
+  /// Takes an entry's permits off the total.
+  private mutating func uncount(_ permits: Int) {
+    let (low, borrow) = totalLow.subtractingReportingOverflow(UInt64(permits))
+    totalLow = low
+    if borrow { totalHigh -= 1 }
+  }
 
   var isEmpty: Bool { head == entries.count }
   var count: Int { entries.count - head }
@@ -56,21 +80,21 @@ struct BookingLog: Sendable {
     }
     if isEmpty { moved = 0 }
     entries.append(stored(entry))
-    total &+= entry.permits
+    count(entry.permits)
   }
 
   /// Empties the log, keeping its storage, and adds `entry` if there is one.
   mutating func reset(to entry: Entry?) {
     entries.removeAll(keepingCapacity: true)
     head = 0
-    total = 0
+    (totalLow, totalHigh) = (0, 0)
     moved = 0
     if let entry { append(entry) }
   }
 
   /// Removes the first booking.
   mutating func removeFirst() {
-    total &-= entries[head].permits
+    uncount(entries[head].permits)
     head += 1
     // Compact once the dead front is half the storage: amortized O(1).
     if head >= 32 && head * 2 >= entries.count {
@@ -103,17 +127,18 @@ struct BookingLog: Sendable {
     // front as time passes; the back never holds one, so `last` is always a live booking.
     let entry = read(entries[low])
     entries[low].permits = 0
-    total &-= entry.permits
+    uncount(entry.permits)
     while let last = entries.last, last.permits == 0, entries.count > head { entries.removeLast() }
     return entry
   }
 
-  /// The permits of the bookings after `now` (the bookings ahead), from the latest back: O(bookings ahead).
-  func permits(after now: Int64) -> Int {
-    var sum = 0
+  /// The permits of the bookings after `now` (the bookings ahead), from the latest back, exactly (bookings of a
+  /// huge burst may sum past `Int.max`): O(bookings ahead).
+  func permits(after now: Int64) -> Wide {
+    var sum = Wide.zero
     var index = entries.count - 1
     while index >= head, read(entries[index]).time > now {
-      sum &+= entries[index].permits
+      sum = sum + Wide(Int64(entries[index].permits))
       index -= 1
     }
     return sum
@@ -135,7 +160,7 @@ struct BookingLog: Sendable {
     let before = position > head ? entries[position - 1].id : 0
     entry.id = (before &+ 1) & ~1
     entries.insert(stored(entry), at: position)
-    total &+= entry.permits
+    count(entry.permits)
   }
 
   /// Gives back up to `permits` of the bookings at or before `now`, the latest first, each shrinking or going
@@ -149,7 +174,7 @@ struct BookingLog: Sendable {
     while left > 0, index >= head {
       let taken = Swift.min(left, entries[index].permits)
       entries[index].permits -= taken
-      total &-= taken
+      uncount(taken)
       left -= taken
       index -= 1
     }

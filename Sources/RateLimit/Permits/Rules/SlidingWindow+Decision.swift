@@ -15,19 +15,25 @@ extension SlidingWindow {
     return Nanoseconds.subtracting(Nanoseconds.adding(log.time(at: oldest), window), now)
   }
 
-  /// The permits in (now − T, now] and the offset of the oldest booking in it that holds any (`log.count` if
-  /// none), nothing being ahead: from the oldest booking on, taking off what has left the window. A booking a
-  /// refund or a cancel emptied stays in the log until it reaches the front, and is passed over.
+  /// The permits in (now − T, now], saturating at `Int.max` (charges may hold more), and the offset of the oldest
+  /// booking in it that holds any (`log.count` if none), nothing being ahead: from the oldest booking on, taking
+  /// off what has left the window. A booking a refund or a cancel emptied stays in the log until it reaches the
+  /// front, and is passed over.
   private func inWindow(at now: Int64, in log: Log) -> (permits: Int, oldest: Int) {
     let start = start(of: now)
-    var permits = log.total
     var index = 0
-    while index < log.count, log.time(at: index) <= start {
-      permits &-= log.permits(at: index)
-      index += 1
-    }
+    while index < log.count, log.time(at: index) <= start { index += 1 }
+    let left = index
     while index < log.count, log.permits(at: index) == 0 { index += 1 }
-    return (permits, index)
+    var permits = log.total
+    if permits < .max {
+      for offset in 0..<left { permits -= log.permits(at: offset) }
+      return (permits, index)
+    }
+    // Past Int.max: counted exactly, then saturated.
+    var exact = log.exactTotal
+    for offset in 0..<left { exact = exact - Wide(Int64(log.permits(at: offset))) }
+    return (exact.exactInt64.map { Int($0) } ?? .max, index)
   }
 
   /// At rest once the last booking has left the window.

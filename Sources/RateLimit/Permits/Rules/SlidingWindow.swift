@@ -44,6 +44,8 @@ struct SlidingWindow<Log: WindowLog>: PermitRule {
     if base > now { return earliestFromTheLatest(permits, base: base, in: log) }
     var instant = base
     var inWindow = log.total
+    // Charges past `Int.max` permits: the same slide, counted in 128 bits.
+    if inWindow == .max { return earliestCountingWide(permits, at: base, in: log) }
     let count = log.count
     var index = 0
     // Bookings at or before `instant − T` are outside (instant − T, instant].
@@ -55,9 +57,8 @@ struct SlidingWindow<Log: WindowLog>: PermitRule {
       }
     }
     leaveWindow()
-    // Slide until enough of the oldest bookings have left: the next leaves at its time + T. The log's total
-    // wraps (bookings of a huge limit may sum past Int.max); once the bookings that left are taken off, what is
-    // in the window is at most N and exact.
+    // Slide until enough of the oldest bookings have left: the next leaves at its time + T. The log's total is
+    // below Int.max here, so no difference overflows.
     while permits > limit - inWindow, index < count {
       instant = Nanoseconds.adding(log.time(at: index), window)
       // The 292-year horizon of Int64 nanoseconds: nothing is ever booked later, and no booking leaves from there.
@@ -65,6 +66,28 @@ struct SlidingWindow<Log: WindowLog>: PermitRule {
       leaveWindow()
     }
     return instant
+  }
+
+  /// `earliest` for a log whose permits sum to `Int.max` or more (charges: SPEC 4.3.1, "No arithmetic trap from
+  /// the outside"): the same slide with the permits in the window counted exactly, in 128 bits, as PostgreSQL
+  /// counts them in `numeric`. So a window holding 2 × `Int.max` permits waits for both charges to leave.
+  private func earliestCountingWide(_ permits: Int, at base: Int64, in log: Log) -> Int64 {
+    let limit = Wide(Int64(self.limit))
+    let asked = Wide(Int64(permits))
+    var instant = base
+    var inWindow = log.exactTotal
+    var index = 0
+    while true {
+      let start = start(of: instant)
+      while index < log.count, log.time(at: index) <= start {
+        inWindow = inWindow - Wide(Int64(log.permits(at: index)))
+        index += 1
+      }
+      if !(limit < inWindow + asked) || index == log.count { return instant }
+      instant = Nanoseconds.adding(log.time(at: index), window)
+      // The 292-year horizon of Int64 nanoseconds: nothing is ever booked later.
+      if instant == .max { return instant }
+    }
   }
 
   /// `earliest` when a booking is ahead: from the latest booking back, the permits in (base − T, base] while

@@ -27,15 +27,16 @@ extension TokenBucket {
   static var adoptsStates: Bool { true }
 
   /// `credit` (a permit worth `from`) with a permit worth `to`: c × to / from, credit rounded down and debt
-  /// rounded up (a key never gains from a conversion), exact in 128 bits.
+  /// rounded up (a key never gains from a conversion), exact in 128 bits: the whole permits are counted in 128
+  /// bits too, so a debt of more than `Int64.max` permits (charges) stays owed, saturating only past ±2^127.
   static func convert(_ credit: Wide, from: Int64, to: Int64) -> Wide {
     let negative = credit < .zero
     let magnitude = negative ? Wide.zero - credit : credit
-    let whole = magnitude.dividedRoundingDown(by: from)
-    let part = (magnitude - Wide.product(whole, from)).exactInt64 ?? 0
+    let (whole, part) = magnitude.quotientAndRemainder(dividingBy: from)
+    // part < from: part × to fits, and so does the quotient (below to).
     let scaledPart = Wide.product(part, to)
     let partConverted = negative ? scaledPart.dividedRoundingUp(by: from) : scaledPart.dividedRoundingDown(by: from)
-    let result = Wide.product(whole, to) + Wide(partConverted)
+    let result = whole.multiplied(by: to) + Wide(partConverted)
     return negative ? Wide.zero - result : result
   }
 }

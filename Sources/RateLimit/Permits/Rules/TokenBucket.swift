@@ -20,7 +20,9 @@
 /// that steps back included.
 struct TokenBucket: PermitRule {
   struct State: Sendable {
-    /// Credit at `last`, in nanosecond-permits (negative: debt for bookings ahead).
+    /// Credit at `last`, in nanosecond-permits (negative: debt for bookings ahead or charges). Exact in 128 bits,
+    /// as PostgreSQL's `numeric`; a debt past −2^127 (about two charges of `Int.max` permits of a
+    /// window of `Int64.max` nanoseconds) saturates there and never wraps (SPEC 4.3.1).
     var tokens: Wide
     /// When `tokens` was last brought up to date.
     var last: Int64 = .min

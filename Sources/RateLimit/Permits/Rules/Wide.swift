@@ -57,6 +57,23 @@ struct Wide: Comparable, Sendable {
     return result
   }
 
+  /// `self × factor`, saturating at ``max``, for a non-negative `self` and `factor`: a count of permits (past
+  /// `Int64`) as credit.
+  func multiplied(by factor: Int64) -> Wide {
+    let (carried, low) = low.multipliedFullWidth(by: UInt64(factor))
+    let (high, overflow) = UInt64(self.high).multipliedReportingOverflow(by: UInt64(factor))
+    let (sum, carry) = high.addingReportingOverflow(carried)
+    guard !overflow, !carry, sum <= UInt64(Int64.max) else { return .max }
+    return Wide(high: Int64(sum), low: low)
+  }
+
+  /// `self / divisor` exactly, the quotient in 128 bits, for a non-negative `self` and a positive `divisor`.
+  func quotientAndRemainder(dividingBy divisor: Int64) -> (quotient: Wide, remainder: Int64) {
+    let (highQuotient, highRemainder) = UInt64(high).quotientAndRemainder(dividingBy: UInt64(divisor))
+    let (lowQuotient, remainder) = UInt64(divisor).dividingFullWidth((highRemainder, low))
+    return (Wide(high: Int64(highQuotient), low: lowQuotient), Int64(remainder))
+  }
+
   /// `self / divisor` rounded up, for a non-negative `self` and a positive `divisor`; `Int64.max` if it does not
   /// fit ("never").
   func dividedRoundingUp(by divisor: Int64) -> Int64 {

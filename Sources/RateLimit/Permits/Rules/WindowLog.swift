@@ -7,8 +7,10 @@ protocol WindowLog: Sendable {
   var isEmpty: Bool { get }
   /// The bookings.
   var count: Int { get }
-  /// The permits of every booking.
+  /// The permits of every booking, saturating: exact below `Int.max`, `Int.max` when they sum to that or more.
   var total: Int { get }
+  /// The permits of every booking, exactly (charges of up to `Int.max` each may sum past it).
+  var exactTotal: Wide { get }
   /// The instant of the latest booking.
   var lastTime: Int64? { get }
   /// The instant of the booking `offset` places from the oldest.

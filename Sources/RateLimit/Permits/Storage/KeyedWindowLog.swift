@@ -37,6 +37,11 @@ enum KeyedWindowLog: WindowLog {
     }
   }
 
+  var exactTotal: Wide {
+    guard case .whole(let box) = self else { return Wide(Int64(total)) }
+    return box.log.exactTotal
+  }
+
   var lastTime: Int64? {
     switch self {
     case .empty: nil
