@@ -67,12 +67,14 @@
       return try await operate(.refund, Int64(permits), key: key)
     }
 
-    /// Forgets all the key has taken up to now, any debt and any block, for every process; bookings ahead stay.
+    /// Forgets all the key has taken up to now, any debt and any block, on the row every process decides by, and
+    /// ends every process's local refusal of the key within one round trip of the commit; bookings ahead stay.
     public func reset(_ key: String) async throws {
       _ = try await operate(.reset, 0, key: key)
     }
 
-    /// Refuses the key everything from now until `duration` from now, in every process; a later block may
+    /// Refuses the key everything from now until `duration` from now, in every process of 4.2 or later (a 4.0
+    /// process, during a rolling deploy, ignores blocks); a later block may
     /// extend it, one that ends no later changes nothing, `.zero` changes nothing.
     ///
     /// - Parameters:
@@ -83,10 +85,11 @@
       _ = try await operate(.block, Int64(clamping: wholeNanoseconds(duration, roundingUp: true)), key: key)
     }
 
-    /// Changes this name's rule for every process of the fleet, at once, keeping every key's state (a sliding
-    /// window's bookings in (now − old window, ∞) count against the new parameters). This limiter reports the
-    /// new parameters from now on; the others decide by them, and report them, from their next decision. One
-    /// round trip, O(1) however many keys the name holds.
+    /// Changes this name's stored rule, keeping every key's state (a sliding window's bookings in
+    /// (now − old window, ∞) count against the new parameters). This limiter reports the new parameters from now
+    /// on; every other process decides by them, and reports them, from its next decision of the name, and its
+    /// local refusals of the name end within one round trip of the commit (a 4.0 process ignores it). One round
+    /// trip, O(1) however many keys the name holds.
     ///
     /// - Parameters:
     ///   - limit: N, at least 1.
@@ -96,8 +99,9 @@
       try await update(limit: limit, window: window, burst: nil)
     }
 
-    /// Changes this name's token bucket for every process at once, keeping every key's credit (capped by the new
-    /// burst; a full bucket is full at the new burst).
+    /// Changes this name's token bucket, keeping every key's credit (capped by the new burst; a full bucket is
+    /// full at the new burst): every process decides by it from its next decision of the name, and its local
+    /// refusals of the name end within one round trip of the commit (a 4.0 process ignores it).
     ///
     /// One round trip, O(1) however many keys the name holds: each key is brought under the update when it is
     /// next used (SPEC 4.2, "keys settle when next used").

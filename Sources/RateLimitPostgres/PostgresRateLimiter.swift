@@ -36,12 +36,14 @@
   ///   reads the key's state and "now" only once it holds it, never behind the key's latest "now": no key is ever
   ///   granted more than its rule allows.
   /// - **The database's clock** by default (``Time/database``): instances with skewed clocks still agree.
-  /// - **When the database cannot answer** within `timeout`, ``WhenUnavailable`` decides; nothing waits longer.
+  /// - **When the database cannot answer** within `timeout`, ``WhenUnavailable`` decides. A decision waiting for
+  ///   its limiter's first preparation waits up to `timeout` for it, then `timeout` for its own statement.
   /// - **Coalescing.** A decision that finds none of this limiter's statements in flight is sent at once;
   ///   those that arrive meanwhile go together in the next statement, in arrival order, each with its own
   ///   timeout and policy. Their answers are those of the same decisions made one by one in that order.
   /// - **A refused key answers locally** (`localRefusals`): once the database says a key cannot grant one permit
-  ///   before an instant X, this process refuses it until X without a round trip.
+  ///   before an instant X, this process refuses it until X without a round trip, or until any process's `reset`,
+  ///   `refund` or `update` of it (within one round trip; none is kept while this process cannot listen).
   /// - **Storage follows the active keys**: a key at rest holds no row once swept, and decisions sweep on their
   ///   own, at most once per `window` (at least once a minute), a bounded batch at a time.
   ///
@@ -64,7 +66,7 @@
     public let time: Time
     /// What a decision does when the database cannot answer within ``timeout``.
     public let whenUnavailable: WhenUnavailable
-    /// The longest a decision waits for the database.
+    /// The longest a decision waits for its statement (a first preparation may take up to as long again).
     public let timeout: Duration
 
     /// The parameters, the checks of every request, and `acquire`: the core's, as for `KeyedRateLimiter`.
@@ -90,7 +92,8 @@
     ///   - window: T; must not be negative. `.zero` means no limiting.
     ///   - time: Where "now" comes from: the database's clock by default.
     ///   - whenUnavailable: What a decision does when the database cannot answer; throws by default.
-    ///   - timeout: The longest a decision waits for the database; 250 ms by default.
+    ///   - timeout: The longest a decision waits for its statement (as long again for a first preparation);
+    ///     250 ms by default.
     ///   - localRefusals: Whether a key the database refused is refused here, without a round trip, until it can
     ///     grant one permit again (the default); see the article for the one case where that can differ from
     ///     asking the database.
@@ -119,7 +122,8 @@
     ///   - burst: B, the bucket's size and the most one request can take; at least 1.
     ///   - time: Where "now" comes from: the database's clock by default.
     ///   - whenUnavailable: What a decision does when the database cannot answer; throws by default.
-    ///   - timeout: The longest a decision waits for the database; 250 ms by default.
+    ///   - timeout: The longest a decision waits for its statement (as long again for a first preparation);
+    ///     250 ms by default.
     ///   - localRefusals: Whether a key the database refused is refused here, without a round trip, until it can
     ///     grant one permit again (the default); see the article for the one case where that can differ from
     ///     asking the database.
