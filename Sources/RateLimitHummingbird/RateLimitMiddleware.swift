@@ -230,11 +230,9 @@
         guard let peer = context.remoteAddress else { return nil }
         // The usual peer, IPv4 with no proxy to read: keyed from its bits (no text printed, then parsed).
         if trustedProxies <= 0, case .v4(let v4) = peer { return clientKey(ipv4: v4.address) }
-        guard let address = peer.ipAddress else { return nil }
         let forwarded = trustedProxies > 0 ? request.headers[values: .xForwardedFor] : []
         return clientKey(
-          address: clientAddress(peer: address, forwardedFor: forwarded, trustedProxies: trustedProxies),
-          ipv6Prefix: ipv6Prefix)
+          peer: peer.ipAddress, forwardedFor: forwarded, trustedProxies: trustedProxies, ipv6Prefix: ipv6Prefix)
       }
     }
   }
