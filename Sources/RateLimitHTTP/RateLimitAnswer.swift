@@ -7,6 +7,7 @@
 /// | refused by a policy | 429 Too Many Requests | `Retry-After`, the RateLimit fields | `debug`: policies, key, wait |
 /// | a key over 1,024 UTF-8 bytes | 400 Bad Request | none | no |
 /// | a limiter threw while deciding | 503 Service Unavailable | `Retry-After: 1` | `warning`: key, error |
+/// | a body over `maxBodySize` (a `select` that reads it) | 413 Content Too Large | none | no |
 public struct RateLimitAnswer: Sendable {
   /// How loud a log line is.
   public enum LogLevel: Sendable, Equatable {
@@ -57,6 +58,14 @@ extension RateLimitGate {
       return RateLimitAnswer(
         status: 400, fields: [], body: "Bad Request: the rate limit key is too long\n", log: nil)
     }
+  }
+
+  /// The answer when a request's body is over `maxBodySize` bytes, for a middleware's `select` that reads it
+  /// (SPEC 4.3.1): 413 Content Too Large (RFC 9110's name for 4.1's "Payload Too Large"), no fields, no decision
+  /// made, not logged.
+  public static func answer(bodyOver maxBodySize: Int) -> RateLimitAnswer {
+    RateLimitAnswer(
+      status: 413, fields: [], body: "Content Too Large: the body is over \(maxBodySize) bytes\n", log: nil)
   }
 
   /// The answer when ``decide(key:)`` threw (a store that cannot decide, `.throwError`): 503 with

@@ -21,6 +21,7 @@
   /// | --- | --- |
   /// | no key (`key` returns `nil`, or no peer address) | the route's, untouched: not limited |
   /// | a key longer than 1,024 UTF-8 bytes | 400 Bad Request, no decision |
+  /// | a `select` that reads the body (``init(headers:refusal:maxBodySize:select:)``), a body over `maxBodySize` | 413 Content Too Large, no decision; the route never runs |
   /// | every policy grants | the route's, with `RateLimit-Policy` and `RateLimit` |
   /// | a policy refuses | 429 Too Many Requests, `Retry-After`, the RateLimit fields; the route never runs and no policy keeps anything |
   /// | a limiter throws while deciding | 503 Service Unavailable, `Retry-After: 1`; no policy keeps anything |
@@ -47,6 +48,10 @@
     let key: @Sendable (Request, Context) -> String?
     /// The `select` form's closure; `nil` for a fixed list of policies.
     let select: (@Sendable (Request, Context) -> RateLimitSelection)?
+    /// The `select` form that reads the body (``init(headers:refusal:maxBodySize:select:)``); `nil` otherwise.
+    let bodySelect: (@Sendable (Request, Context) async throws -> RateLimitSelection)?
+    /// The most bytes of body `bodySelect`'s form collects: more is answered 413.
+    let maxBodySize: Int
     /// `ratelimit_decision_duration` (each limited request's whole decision, every policy of it) and
     /// `ratelimit_fallback{policy}`.
     let timing = DecisionTiming()
@@ -66,11 +71,14 @@
     init(
       policies: [RateLimitPolicy], headers: RateLimitHeaders, refusal: RateLimitRefusalBody,
       key: @escaping @Sendable (Request, Context) -> String?,
-      select: (@Sendable (Request, Context) -> RateLimitSelection)? = nil
+      select: (@Sendable (Request, Context) -> RateLimitSelection)? = nil,
+      bodySelect: (@Sendable (Request, Context) async throws -> RateLimitSelection)? = nil, maxBodySize: Int = 0
     ) {
       self.limits = Self.limits(RateLimitGate(policies, headers: headers, refusal: refusal), madeOnce: true)
       self.key = key
       self.select = select
+      self.bodySelect = bodySelect
+      self.maxBodySize = maxBodySize
     }
 
     /// One list of policies as a request takes from it (the gate, its counters), with the `RateLimit-Policy`
@@ -104,16 +112,79 @@
       self.init(policies: [], headers: headers, refusal: refusal, key: { _, _ in nil }, select: select)
     }
 
+    /// Policies chosen per request by a `select` that may suspend and read the request's body (SPEC 4.3.1): a
+    /// login limited by the user name it posts. The middleware collects the body first, up to `maxBodySize`
+    /// bytes, and hands it on to `select` and then to the route unchanged (both read the same bytes).
+    ///
+    /// ```swift
+    /// struct Login: Decodable { let user: String }
+    /// let logins = KeyedRateLimiter<String>(limit: 5, per: .seconds(900))
+    /// router.group("login").add(middleware: RateLimitMiddleware {
+    ///   request, context in
+    ///   let login = try await request.decode(
+    ///     as: Login.self, context: context)
+    ///   return .limit(login.user, RateLimitPolicy("login", logins))
+    /// })
+    /// ```
+    ///
+    /// | the request | the response |
+    /// | --- | --- |
+    /// | a body over `maxBodySize` bytes | 413 Content Too Large; `select` is not called, nothing decided, the route never runs |
+    /// | `select` throws | its error, as the route's would be (an `HTTPResponseError`'s status, else 500); nothing decided, the route never runs |
+    /// | anything else | as ``init(headers:refusal:select:)`` answers it |
+    ///
+    /// A closure that does not suspend (no `await`) is the synchronous form, which reads no body. To key by the
+    /// client's address as the address initializers do, `clientKey(peer:forwardedFor:trustedProxies:ipv6Prefix:)`
+    /// gives the same key; it is `nil` for a request without a peer address, which those initializers do not
+    /// limit (return `.exempt`, or a key of your own).
+    ///
+    /// - Parameters:
+    ///   - headers: Which header fields responses carry; `RateLimitHeaders.ietf` by default.
+    ///   - refusal: What a refusal's body says: `.text` by default, or `.problemDetails` (RFC 9457).
+    ///   - maxBodySize: The most bytes of body collected, 64 KiB by default; not negative (a trap names the
+    ///     value).
+    ///   - select: The request's key and policies, or `.exempt`; called once per request whose body fits.
+    public init(
+      headers: RateLimitHeaders = .ietf, refusal: RateLimitRefusalBody = .text, maxBodySize: Int = 65_536,
+      select: @escaping @Sendable (Request, Context) async throws -> RateLimitSelection
+    ) {
+      if maxBodySize < 0 {
+        fatalError("RateLimitMiddleware: maxBodySize must not be negative, got maxBodySize: \(maxBodySize)")
+      }
+      self.init(
+        policies: [], headers: headers, refusal: refusal, key: { _, _ in nil }, bodySelect: select,
+        maxBodySize: maxBodySize)
+    }
+
     /// Decides the request's key, then runs `next` (granted) or answers 429 (refused) or 400 (key too long).
     public func handle(
       _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
       guard let select else {
+        if let bodySelect { return try await selectReadingBody(bodySelect, request, context, next) }
         guard let key = key(request, context) else { return try await next(request, context) }
         return try await limit(key, by: limits, request, context, next)
       }
       // The `select` form: the request's own gate over the policies it chose, decided as a fixed list is.
       let selection = select(request, context)
+      guard let key = selection.key else { return try await next(request, context) }
+      let gate = RateLimitGate(selection.policies, headers: limits.gate.headers, refusal: limits.gate.refusal)
+      return try await limit(key, by: Self.limits(gate, madeOnce: false), request, context, next)
+    }
+
+    /// The form that reads the body: collects it (413 when it is over `maxBodySize`), asks `select` with it, then
+    /// decides as the synchronous form does, handing the collected body on to the route.
+    func selectReadingBody(
+      _ select: @Sendable (Request, Context) async throws -> RateLimitSelection, _ request: Request,
+      _ context: Context, _ next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+      var request = request
+      do {
+        _ = try await request.collectBody(upTo: maxBodySize)
+      } catch is NIOTooManyBytesError {
+        return response(RateLimitGate.answer(bodyOver: maxBodySize), context)
+      }
+      let selection = try await select(request, context)
       guard let key = selection.key else { return try await next(request, context) }
       let gate = RateLimitGate(selection.policies, headers: limits.gate.headers, refusal: limits.gate.refusal)
       return try await limit(key, by: Self.limits(gate, madeOnce: false), request, context, next)
