@@ -45,10 +45,10 @@ extension RateLimitGate {
       canDecideJointly(with: joint),
       let made = try await joint.decideOperatedJointly(operatedParts, for: key)
     {
-      return await decided(made, made.map(\.decision), key: key, takenBack: true)
+      return try await decided(made, made.map(\.decision), key: key, takenBack: true)
     }
     let (made, decisions) = try await decideEach(key: key)
-    return await decided(made, decisions, key: key, takenBack: false)
+    return try await decided(made, decisions, key: key, takenBack: false)
   }
 
   /// The policies as one step decides them.
@@ -60,10 +60,11 @@ extension RateLimitGate {
 
   /// What the request is, from each policy's decision: granted, the grants of counting policies wait for the
   /// response's status; refused by an enforced policy, every grant is taken back and the penalties set, unless
-  /// the one step that decided them did both already (`takenBack`).
+  /// the one step that decided them did both already (`takenBack`). Refused only by policies that could not
+  /// reach their store: ``RateLimitGate/Unavailable``, thrown once the grants are taken back.
   private func decided(
     _ made: [UndoableDecision?], _ decided: [RateLimitDecision], key: String, takenBack: Bool
-  ) async -> Decided {
+  ) async throws -> Decided {
     var decisions = decided
     let shadowRefused = zip(policies, decisions).filter { $0.mode.isShadow && !$1.isGranted }.map(\.0.name)
     let refused = zip(policies, decisions).contains { !$0.mode.isShadow && !$1.isGranted }
@@ -81,12 +82,15 @@ extension RateLimitGate {
         guard let grant, grant.decision.isGranted else { continue }
         decisions[index] = await grant.undo()
       }
-      // A penalising limiter blocked the key as it refused; an app's own limiter is blocked now.
-      for (index, policy) in policies.enumerated() where !decisions[index].isGranted && !policy.mode.isShadow {
+      // A penalising limiter blocked the key as it refused; an app's own limiter is blocked now (not for a
+      // refusal by a store it could not reach).
+      for (index, policy) in policies.enumerated()
+      where !decisions[index].isGranted && !policy.mode.isShadow && !Self.isUnreachable(decisions[index]) {
         guard let penalty = policy.penalty, !(policy.limiter is any PenalisingLimiter) else { continue }
         decisions[index] = await penalise(key, by: policy, for: penalty) ?? decisions[index]
       }
     }
+    try requireReachable(decisions)
     return Decided(
       outcome: outcome(decisions), fallbacks: fallbacks(decisions), shadowRefused: shadowRefused)
   }

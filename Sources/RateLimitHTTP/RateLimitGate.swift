@@ -21,7 +21,13 @@ import RateLimit
 /// refusal takes every grant back exactly: `KeyedRateLimiter`'s at once, `PostgresRateLimiter`'s by revoking its
 /// booking (one more round trip). A limiter of your own that conforms only to `SharedKeyedLimiter` keeps what it
 /// granted. An error from a limiter takes back every other grant, then propagates: the middlewares answer it 503
-/// (``RateLimitGate/answer(unavailable:key:)``).
+/// (``RateLimitGate/answer(unavailable:key:refusal:)``).
+///
+/// **Fail closed is not a quota** (SPEC 4.3.1). A request refused only because policies under `.deny` could not
+/// reach their store (a decision that is `isFallback`, refused, without `retryAfter`) is not a 429: ``decide(key:)`` takes back the other grants and
+/// throws ``Unavailable``, answered as any store that threw (503, `Retry-After: 1`, no fields). Beside a policy
+/// that refused by its rule, such a policy is left out of the 429 (its `Retry-After` and fields): it knows nothing
+/// of the key.
 public struct RateLimitGate: Sendable {
   /// The policies, in the order their header fields are listed.
   public let policies: [RateLimitPolicy]
@@ -29,6 +35,40 @@ public struct RateLimitGate: Sendable {
   public let headers: RateLimitHeaders
   /// What a refusal's body says.
   public let refusal: RateLimitRefusalBody
+
+  /// What ``decide(key:)`` throws for a request refused only because policies under `.deny` could not reach
+  /// their store (SPEC 4.3.1, "Fail closed is not a quota"): the request is answered as for a store that threw
+  /// (`.throwError`), 503 with `Retry-After: 1` and no fields for those policies. Every other grant of the
+  /// request has been taken back.
+  public struct Unavailable: Error, Sendable, CustomStringConvertible {
+    /// The policies whose store could not decide, in policy order.
+    public let policies: [String]
+    /// The policies a `WhenUnavailable` fallback answered (these among them), for `ratelimit_fallback`.
+    package let fallbacks: [String]
+
+    /// Names the policies.
+    public var description: String {
+      "rate limit: the store of \(policies.joined(separator: ", ")) could not decide (whenUnavailable: .deny)"
+    }
+  }
+
+  /// Whether `decision` is a `.deny` answer: refused by a `WhenUnavailable` policy that could not reach its
+  /// store (`isFallback`, not granted, no `retryAfter`, as `PostgresRateLimiter` answers under `.deny`). A
+  /// `.fallback` limiter's refusal says when to retry, and is a refusal like any other.
+  static func isUnreachable(_ decision: RateLimitDecision) -> Bool {
+    decision.isFallback && !decision.isGranted && decision.retryAfter == nil
+  }
+
+  /// Throws ``Unavailable`` when the enforced policies that refused all could not reach their store;
+  /// the caller has taken every grant back.
+  func requireReachable(_ decisions: [RateLimitDecision]) throws {
+    var unreachable: [String] = []
+    for (policy, decision) in zip(policies, decisions) where !decision.isGranted && !policy.mode.isShadow {
+      guard Self.isUnreachable(decision) else { return }
+      unreachable.append(policy.name)
+    }
+    if !unreachable.isEmpty { throw Unavailable(policies: unreachable, fallbacks: fallbacks(decisions)) }
+  }
 
   /// What a middleware answers, beside **503 Service Unavailable**, when ``decide(key:)`` throws (a store that
   /// cannot decide, `.throwError`): `Retry-After: 1`, since the store asks the database again within about a
@@ -108,6 +148,7 @@ public struct RateLimitGate: Sendable {
     if key.utf8.count > Self.maximumKeyLength { return Decided(outcome: .badRequest) }
     guard policies.allSatisfy(\.isPlain) else { return try await decideOperated(key: key) }
     let decisions = try await decideAll(key: key)
+    try requireReachable(decisions)
     return Decided(outcome: outcome(decisions), fallbacks: fallbacks(decisions))
   }
 
@@ -148,7 +189,9 @@ public struct RateLimitGate: Sendable {
     case other(Outcome)
   }
 
-  /// The outcome of the policies' decisions, made all or nothing.
+  /// The outcome of the policies' decisions, made all or nothing. A policy that could not reach its store
+  /// beside one that refused by its rule is left out of the refusal: it has no wait and no
+  /// state to tell.
   func outcome(_ decisions: [RateLimitDecision]) -> Outcome {
     let fields = headerFields(decisions)
     guard zip(policies, decisions).contains(where: { !$0.mode.isShadow && !$1.isGranted }) else {
@@ -156,7 +199,8 @@ public struct RateLimitGate: Sendable {
     }
     var refusedBy: [String] = []
     var retryAfter: Duration? = .zero
-    for (policy, decision) in zip(policies, decisions) where !decision.isGranted && !policy.mode.isShadow {
+    for (policy, decision) in zip(policies, decisions)
+    where !decision.isGranted && !policy.mode.isShadow && !Self.isUnreachable(decision) {
       refusedBy.append(policy.name)
       if let wait = decision.retryAfter, let longest = retryAfter {
         retryAfter = max(longest, wait)
@@ -173,7 +217,8 @@ public struct RateLimitGate: Sendable {
   }
 
   /// The RateLimit fields for these decisions (none with ``RateLimitHeaders/none``). A policy without limiting
-  /// (a zero window) is not listed: the draft forbids `w=0`; nor is a shadow policy; with none left, no fields.
+  /// (a zero window) is not listed: the draft forbids `w=0`; nor is a shadow policy, nor one that could not reach
+  /// its store (`isFallback`, refused without a wait: it knows nothing of the key); with none left, no fields.
   func headerFields(_ decisions: [RateLimitDecision]) -> [(name: String, value: String)] {
     guard headers.addsRateLimitFields, !policies.isEmpty else { return [] }
     var policy = ""
@@ -182,7 +227,8 @@ public struct RateLimitGate: Sendable {
     policy.reserveCapacity(32 * decisions.count)
     state.reserveCapacity(32 * decisions.count)
     var listed = 0
-    for (index, decision) in decisions.enumerated() where decision.window > .zero && !policies[index].mode.isShadow {
+    for (index, decision) in decisions.enumerated()
+    where decision.window > .zero && !policies[index].mode.isShadow && !Self.isUnreachable(decision) {
       RateLimitFields.appendPolicy(
         quotedNames[index], limit: decision.limit, quotaWindow: decision.quotaWindow, separated: listed > 0,
         to: &policy)

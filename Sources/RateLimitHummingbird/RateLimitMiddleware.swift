@@ -24,14 +24,16 @@
   /// | a `select` that reads the body (``init(headers:refusal:maxBodySize:select:)``), a body over `maxBodySize` | 413 Content Too Large, no decision; the route never runs |
   /// | every policy grants | the route's, with `RateLimit-Policy` and `RateLimit` |
   /// | a policy refuses | 429 Too Many Requests, `Retry-After`, the RateLimit fields; the route never runs and no policy keeps anything |
-  /// | a limiter throws while deciding | 503 Service Unavailable, `Retry-After: 1`; no policy keeps anything |
+  /// | a limiter throws while deciding, or a policy under `.deny` cannot reach its store | 503 Service Unavailable, `Retry-After: 1`; no policy keeps anything |
   ///
   /// A refusal is logged at `debug` on the request's logger (policy, key, retry); the swift-metrics counter
   /// `ratelimit_requests` counts requests by `policy` and `decision` (`granted`: every policy granted;
   /// `refused`: this policy refused; `unavailable`: a limiter threw). An error a limiter throws while deciding
   /// (`PostgresRateLimiterError.unavailable` under `.throwError`) takes back the request's other grants and is
   /// answered **503 Service Unavailable** with `Retry-After: 1` (the store's back-off asks the database again
-  /// within about a second) and no RateLimit fields, logged at `warning` with the error.
+  /// within about a second) and no RateLimit fields, logged at `warning` with the error; so is a request refused
+  /// only because a policy under `.deny` could not reach its store (SPEC 4.3.1: not a 429 "quota exceeded").
+  /// With `refusal: .problemDetails` the 503's body is the draft's `temporary-reduced-capacity` problem type.
   ///
   /// Every limited request's whole decision is recorded by the swift-metrics timer
   /// `ratelimit_decision_duration` (no dimensions), and a decision a `WhenUnavailable` policy answered
@@ -216,7 +218,8 @@
         let result: RateLimitGate.Decided
         switch await limits.decideRequest(key: key, since: start, timing: timing, logger: context.logger) {
         case .success(let decided): result = decided
-        case .failure(let error): return response(RateLimitGate.answer(unavailable: error, key: key), context)
+        case .failure(let error):
+          return response(RateLimitGate.answer(unavailable: error, key: key, refusal: limits.gate.refusal), context)
         }
         return try await answer(
           result.outcome, key: key, by: limits, request, context, next, shadowRefused: result.shadowRefused,

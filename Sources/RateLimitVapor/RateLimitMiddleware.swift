@@ -29,7 +29,9 @@
   /// `ratelimit_requests` counts requests by `policy` and `decision` (`granted`: every policy granted;
   /// `refused`: this policy refused; `unavailable`: a limiter threw). An error a limiter throws while deciding
   /// (`.throwError`) takes back the request's other grants and is answered 503 Service Unavailable with
-  /// `Retry-After: 1` and no RateLimit fields, logged at `warning`.
+  /// `Retry-After: 1` and no RateLimit fields, logged at `warning`; so is a request refused only because a policy
+  /// under `.deny` could not reach its store (SPEC 4.3.1: not a 429 "quota exceeded"). With
+  /// `refusal: .problemDetails` the 503's body is the draft's `temporary-reduced-capacity` problem type.
   ///
   /// Every limited request's whole decision is recorded by the swift-metrics timer
   /// `ratelimit_decision_duration` (no dimensions), and a decision a `WhenUnavailable` policy answered
@@ -242,7 +244,9 @@
           key: key, since: start, timing: timing, logger: request.logger, in: request.serviceContext)
         {
         case .success(let decided): result = decided
-        case .failure(let error): return Self.response(RateLimitGate.answer(unavailable: error, key: key), request)
+        case .failure(let error):
+          return Self.response(
+            RateLimitGate.answer(unavailable: error, key: key, refusal: limits.gate.refusal), request)
         }
         (outcome, shadowRefused, settlement) = (result.outcome, result.shadowRefused, result.settlement)
       }
