@@ -6,7 +6,7 @@ import RateLimit
 /// | the request | enforced policies | shadow policies | after the route |
 /// |---|---|---|---|
 /// | every enforced policy grants | keep their grants | a refusal is reported, takes nothing | grants whose `counting` excludes the status are given back |
-/// | an enforced policy refuses | every grant taken back; a refusal by the rule with a `penalty` blocks the key | grants taken back | nothing |
+/// | an enforced policy refuses | every grant taken back; a refusal by the rule with a `penalty` blocks the key | not decided: nothing taken, counted or sent (SPEC 4.3.1) | nothing |
 extension RateLimitGate {
   /// What a middleware does with one request beside the outcome.
   package struct Decided: Sendable {

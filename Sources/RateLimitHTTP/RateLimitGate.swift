@@ -267,14 +267,38 @@ public struct RateLimitGate: Sendable {
     return await UndoableDecision.allOrNothing(made, decisions)
   }
 
-  /// Every policy's decision, each undoable where its limiter can take a grant back: the in-process ones first,
-  /// synchronously, in policy order; then the others all at once. On an error every grant is taken back, then
-  /// the error propagates.
+  /// Every policy's decision, each undoable where its limiter can take a grant back: the enforced policies
+  /// first, then, only when every one of them granted, the shadow policies (SPEC 4.3.1, "A shadow costs nothing
+  /// when enforced policies refuse": refused, a request decides, takes, counts and sends nothing for its shadow
+  /// policies). In each group the in-process policies decide first, synchronously, in policy order; then the
+  /// others all at once. On an error every grant is taken back, then the error propagates.
+  ///
+  /// A shadow policy that was not decided is reported as ``notDecided``: a grant of nothing, with nothing to
+  /// undo, no fallback, never listed in the fields, never counted as a shadow refusal.
   func decideEach(key: String) async throws -> (made: [UndoableDecision?], decisions: [RateLimitDecision]) {
     var made = [UndoableDecision?](repeating: nil, count: policies.count)
     var decisions = [RateLimitDecision?](repeating: nil, count: policies.count)
+    let enforced = policies.indices.filter { !policies[$0].mode.isShadow }
+    try await decide(enforced, key: key, &made, &decisions)
+    if enforced.count < policies.count, enforced.allSatisfy({ decisions[$0]?.isGranted == true }) {
+      try await decide(policies.indices.filter { policies[$0].mode.isShadow }, key: key, &made, &decisions)
+    }
+    return (made, decisions.map { $0 ?? Self.notDecided })
+  }
+
+  /// What a shadow policy that was not decided reports (its enforced policies refused the request).
+  static let notDecided = RateLimitDecision(
+    isGranted: true, limit: 0, window: .zero, remaining: 0, resetAfter: .zero, retryAfter: nil)
+
+  /// Decides the policies at `indices` into `made` and `decisions`: the in-process ones first, synchronously, in
+  /// policy order; then the others all at once. On an error every grant in `made` (this group's and earlier
+  /// ones') is taken back, then the error propagates.
+  private func decide(
+    _ indices: [Int], key: String, _ made: inout [UndoableDecision?], _ decisions: inout [RateLimitDecision?]
+  ) async throws {
     var others: [Int] = []
-    for (index, policy) in policies.enumerated() {
+    for index in indices {
+      let policy = policies[index]
       if let keyed = policy.limiter as? KeyedRateLimiter<String> {
         // Synchronous, as above; an enforced policy's penalty in the same step.
         let decision =
@@ -288,7 +312,9 @@ public struct RateLimitGate: Sendable {
         others.append(index)
       }
     }
+    if others.isEmpty { return }
     var failure: (any Error)?
+    var answers: [(Int, UndoableDecision?, RateLimitDecision)] = []
     await withTaskGroup(of: (Int, Result<(UndoableDecision?, RateLimitDecision), any Error>).self) { group in
       for index in others {
         let policy = policies[index]
@@ -313,15 +339,15 @@ public struct RateLimitGate: Sendable {
       // Every answer is collected, an error's included, so that no grant is left behind untaken.
       for await (index, result) in group {
         switch result {
-        case .success(let (undoable, decision)): (made[index], decisions[index]) = (undoable, decision)
+        case .success(let (undoable, decision)): answers.append((index, undoable, decision))
         case .failure(let error): failure = failure ?? error
         }
       }
     }
+    for (index, undoable, decision) in answers { (made[index], decisions[index]) = (undoable, decision) }
     if let failure {
       await UndoableDecision.undoGrants(made)
       throw failure
     }
-    return (made, decisions.map { $0! })
   }
 }

@@ -66,7 +66,7 @@
           #expect(response.headers.first(name: "Retry-After") == "480")
         }
       }
-      // The third request's shadow grant was taken back with its refusal.
+      // The third request, refused by "login", never decided its shadow policy (SPEC 4.3.1; 4.2 took its grant back).
       #expect(trial.peek(1, for: "c").isGranted)
     }
   }
