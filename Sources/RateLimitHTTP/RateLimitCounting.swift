@@ -9,7 +9,8 @@
 /// | ``when(_:)`` | those for which the closure returns `true` |
 ///
 /// The others' permits are given back exactly after the route answers: the key is as if the request had never
-/// been decided (no other request's booking moves). A route that throws counts with the status its framework
+/// been decided (no other request's booking moves), and the response's `RateLimit` field reports `r` after the
+/// give-back (`r` + the permits, at most `q`; SPEC 4.3.1). A route that throws counts with the status its framework
 /// answers (Hummingbird: an `HTTPResponseError`'s; Vapor: an `AbortError`'s; else 500).
 ///
 /// A struct with static members, as ``RateLimitHeaders`` is, so that a later choice breaks no one's code.

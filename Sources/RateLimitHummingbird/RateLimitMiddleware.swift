@@ -244,7 +244,8 @@
           await settlement?.settle(status: Int((error as? any HTTPResponseError)?.status.code ?? 500))
           throw error
         }
-        await settlement?.settle(status: response.status.code)
+        // A given-back grant reports `r` after it (SPEC 4.3.1).
+        let fields = await settlement?.settle(status: response.status.code, fields: fields) ?? fields
         for field in fields { Self.append(field, to: &response.headers) }
         return response
       case .refused(let refusal):

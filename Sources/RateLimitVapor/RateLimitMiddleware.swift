@@ -261,7 +261,8 @@
           await settlement?.settle(status: Int((error as? any AbortError)?.status.code ?? 500))
           throw error
         }
-        await settlement?.settle(status: Int(response.status.code))
+        // A given-back grant reports `r` after it (SPEC 4.3.1).
+        let fields = await settlement?.settle(status: Int(response.status.code), fields: fields) ?? fields
         for field in fields { response.headers.add(name: field.name, value: field.value) }
         return response
       case .refused(let refusal):

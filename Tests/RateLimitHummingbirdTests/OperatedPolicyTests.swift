@@ -134,6 +134,48 @@
       #expect(enforced.peek(1, for: "client").isGranted == false)
     }
 
+    /// SPEC 4.3.1, "Fields tell what was decided": a response whose permits `counting` gives back reports `r` after
+    /// the give-back (`r` + the permits, at most `q`); a response that keeps them, `r` as decided.
+    @Test(arguments: [false, true])
+    func aGivenBackResponseReportsRemainingAfterTheGiveBack(live: Bool) async throws {
+      let logins = KeyedRateLimiter<String>(limit: 5, per: .seconds(900), clock: ManualClock())
+      let costly = KeyedRateLimiter<String>(limit: 5, per: .seconds(900), clock: ManualClock())
+      let router = Router(context: AddressContext.self)
+      router.group("login")
+        .add(
+          middleware: RateLimitMiddleware(RateLimitPolicy("login", logins, counting: .failures)) { _, _ in "client" }
+        )
+        .post { request, _ -> Response in
+          Response(status: request.uri.queryParameters["password"] == "right" ? .ok : .unauthorized)
+        }
+      router.group("export")
+        .add(
+          middleware: RateLimitMiddleware(RateLimitPolicy("export", costly, permits: 2, counting: .failures)) { _, _ in
+            "client"
+          }
+        )
+        .post { _, _ in Response(status: .ok) }
+      let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+      try await app.test(live ? .live : .router) { client in
+        func post(_ uri: String) async throws -> String {
+          try await client.execute(uri: uri, method: .post) {
+            "\($0.status.code) \($0.headers[HTTPField.Name("RateLimit")!] ?? "-")"
+          }
+        }
+        let success = try await post("/login?password=right")
+        #expect(success == #"200 "login";r=5;t=900"#)
+        let failure1 = try await post("/login?password=wrong")
+        #expect(failure1 == #"401 "login";r=4;t=900"#)
+        let failure2 = try await post("/login?password=wrong")
+        #expect(failure2 == #"401 "login";r=3;t=900"#)
+        let again = try await post("/login?password=right")
+        #expect(again == #"200 "login";r=3;t=900"#)
+        let export = try await post("/export")
+        #expect(export == #"200 "export";r=5;t=900"#)
+      }
+      #expect(logins.peek(1, for: "client").remaining == 2)
+    }
+
     /// An `update` shows in the next response's fields: the middleware's fast path does not keep a stale quota.
     @Test func anUpdatedLimiterAdvertisesItsNewQuota() async throws {
       let limiter = KeyedRateLimiter<String>(limit: 5, per: .seconds(60), clock: ManualClock())
