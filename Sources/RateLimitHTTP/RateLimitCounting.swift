@@ -53,7 +53,7 @@ public struct RateLimitPolicyMode: Sendable, Hashable {
 
   /// The policy refuses what it does not grant (4.1).
   public static let enforce = RateLimitPolicyMode(kind: .enforce)
-  /// The policy is decided and counted after the enforced ones, its refusals logged at `info` and counted as
+  /// The policy is decided and counted after the enforced ones, its refusals logged at `debug` and counted as
   /// `decision="shadow_refused"`, but it never refuses a request (which then takes nothing from it), and it is
   /// not in the header fields. When an enforced policy refuses (locally or in its store), the shadow policy is
   /// not decided at all: it takes nothing, counts nothing, sends nothing (SPEC 4.3.1).

@@ -176,6 +176,27 @@
       #expect(logins.peek(1, for: "client").remaining == 2)
     }
 
+    /// SPEC 4.3.1, "Outages are visible": single refusals stay at `debug`, a shadow policy's included (4.2 logged
+    /// every shadow refusal at `info`).
+    @Test func aShadowRefusalIsLoggedAtDebug() async throws {
+      let records = RecordedLogs()
+      var logger = Logger(label: "test") { _ in RecordingHandler(records: records) }
+      logger.logLevel = .trace
+      let router = Router()
+      router.add(
+        middleware: RateLimitMiddleware(
+          RateLimitPolicy("api", KeyedRateLimiter<String>(limit: 10, per: .seconds(60))),
+          RateLimitPolicy("trial", KeyedRateLimiter<String>(limit: 1, per: .seconds(60)), mode: .shadow)
+        ) { _, _ in "client" })
+      router.get("/") { _, _ in "ok" }
+      try await Application(router: router, logger: logger).test(.router) { client in
+        for _ in 0..<3 { try await client.execute(uri: "/", method: .get) { #expect($0.status == .ok) } }
+      }
+      let lines = records.entries.filter { $0.message == "shadow rate limit policies would have refused" }
+      #expect(lines.count == 2)
+      #expect(lines.allSatisfy { $0.level == .debug }, "\(lines.map(\.level))")
+    }
+
     /// An `update` shows in the next response's fields: the middleware's fast path does not keep a stale quota.
     @Test func anUpdatedLimiterAdvertisesItsNewQuota() async throws {
       let limiter = KeyedRateLimiter<String>(limit: 5, per: .seconds(60), clock: ManualClock())
