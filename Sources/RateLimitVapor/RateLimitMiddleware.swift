@@ -121,6 +121,10 @@
     /// })
     /// ```
     ///
+    /// Keys are the closure's own: to key by the client's address as the address initializer does (behind
+    /// proxies, by /64), `clientKey(peer:forwardedFor:trustedProxies:ipv6Prefix:)` gives the same key; it is `nil`
+    /// for a request without a peer address, which it does not limit (return `.exempt`, or a key of your own).
+    ///
     /// - Parameters:
     ///   - headers: Which header fields responses carry; `RateLimitHeaders.ietf` by default.
     ///   - refusal: What a refusal's body says: `.text` by default, or `.problemDetails` (RFC 9457).
