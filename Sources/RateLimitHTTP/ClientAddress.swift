@@ -44,6 +44,45 @@ public func clientAddress(peer: String, forwardedFor: [String], trustedProxies: 
   return peer
 }
 
+/// The key of the client that sent a request behind `trustedProxies` reverse proxies, for a `select` closure: the
+/// key the middlewares' address initializers give the same request. `nil` when the request has no peer address
+/// (a Unix socket, a test without one), which those initializers do not limit.
+///
+/// It is ``clientKey(address:ipv6Prefix:)`` of ``clientAddress(peer:forwardedFor:trustedProxies:)``, so the same
+/// rules hold: with `trustedProxies` 0 (or less) `forwardedFor` is never read and the peer is the key (a client
+/// cannot choose its own key); otherwise the `trustedProxies`-th entry from the right, read no further; an entry
+/// there that is not an address (`unknown`, an obfuscated `_hidden`, `for=…`) keys the request by the peer, never
+/// leaves it unlimited; an IPv6 client is keyed by its first `ipv6Prefix` bits, an IPv4 client (and an IPv6
+/// address that carries one: mapped, NAT64, compatible) by its IPv4 address.
+///
+/// ```swift
+/// let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+/// RateLimitMiddleware { request, context in
+///   guard let key = clientKey(
+///     peer: context.remoteAddress?.ipAddress,
+///     forwardedFor: request.headers[values: forwardedFor],
+///     trustedProxies: 1)
+///   else { return .exempt }  // no peer address: not limited
+///   return .limit(key, perClient)
+/// }
+/// ```
+///
+/// - Parameters:
+///   - peer: The address of the connection's other end; `nil` when there is none.
+///   - forwardedFor: Every `X-Forwarded-For` field value in order; each may list several entries.
+///   - trustedProxies: How many proxies in front of the server append to `X-Forwarded-For`; 0 (or less) reads
+///     nothing.
+///   - ipv6Prefix: The bits an IPv6 client is keyed by, 48 to 128 (anything else traps, naming the value).
+/// - Returns: The key, in one canonical spelling; `nil` without a peer, or when the address chosen is not an IP
+///   address (a peer that is none, with no trusted entry to read).
+public func clientKey(peer: String?, forwardedFor: [String], trustedProxies: Int, ipv6Prefix: Int = 64) -> String? {
+  requireIPv6Prefix(ipv6Prefix)
+  guard let peer else { return nil }
+  return clientKey(
+    address: clientAddress(peer: peer, forwardedFor: forwardedFor, trustedProxies: trustedProxies),
+    ipv6Prefix: ipv6Prefix)
+}
+
 extension Substring {
   /// Without leading and trailing spaces and tabs (optional whitespace of HTTP).
   var trimmingSpaces: Substring {

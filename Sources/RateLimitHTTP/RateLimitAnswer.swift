@@ -6,7 +6,8 @@
 /// | --- | --- | --- | --- |
 /// | refused by a policy | 429 Too Many Requests | `Retry-After`, the RateLimit fields | `debug`: policies, key, wait |
 /// | a key over 1,024 UTF-8 bytes | 400 Bad Request | none | no |
-/// | a limiter threw while deciding | 503 Service Unavailable | `Retry-After: 1` | `warning`: key, error |
+/// | a limiter threw while deciding, or `.deny` could not reach its store | 503 Service Unavailable | `Retry-After: 1` | `warning`: key, error |
+/// | a body over `maxBodySize` (a `select` that reads it) | 413 Content Too Large | none | no |
 public struct RateLimitAnswer: Sendable {
   /// How loud a log line is.
   public enum LogLevel: Sendable, Equatable {
@@ -32,8 +33,8 @@ public struct RateLimitAnswer: Sendable {
   public let body: String
   /// What to log, if anything.
   public let log: LogLine?
-  /// The body's content type: `text/plain; charset=utf-8`, or `application/problem+json` for a refusal with
-  /// ``RateLimitRefusalBody/problemDetails``.
+  /// The body's content type: `text/plain; charset=utf-8`, or `application/problem+json` for a refusal or a
+  /// 503 with ``RateLimitRefusalBody/problemDetails``.
   public var contentType = "text/plain; charset=utf-8"
 }
 
@@ -59,13 +60,32 @@ extension RateLimitGate {
     }
   }
 
-  /// The answer when ``decide(key:)`` threw (a store that cannot decide, `.throwError`): 503 with
-  /// `Retry-After: 1`, no RateLimit fields; the gate has taken back the request's other grants.
-  public static func answer(unavailable error: any Error, key: String) -> RateLimitAnswer {
+  /// The answer when a request's body is over `maxBodySize` bytes, for a middleware's `select` that reads it
+  /// (SPEC 4.3.1): 413 Content Too Large (RFC 9110's name for 4.1's "Payload Too Large"), no fields, no decision
+  /// made, not logged.
+  public static func answer(bodyOver maxBodySize: Int) -> RateLimitAnswer {
     RateLimitAnswer(
-      status: 503, fields: unavailableFields, body: "Service Unavailable\n",
+      status: 413, fields: [], body: "Content Too Large: the body is over \(maxBodySize) bytes\n", log: nil)
+  }
+
+  /// The answer when ``decide(key:)`` threw (a store that cannot decide, `.throwError`; or ``Unavailable``, a
+  /// `.deny` that could not reach its store): 503 with `Retry-After: 1`, no RateLimit fields; the gate has taken
+  /// back the request's other grants. The body is plain text (``answer(unavailable:key:refusal:)`` with `.text`).
+  public static func answer(unavailable error: any Error, key: String) -> RateLimitAnswer {
+    answer(unavailable: error, key: key, refusal: .text)
+  }
+
+  /// ``answer(unavailable:key:)`` with its body as `refusal` says: `Service Unavailable` as plain text, or with
+  /// ``RateLimitRefusalBody/problemDetails`` the draft's `temporary-reduced-capacity` problem type (SPEC 4.1.1).
+  public static func answer(unavailable error: any Error, key: String, refusal: RateLimitRefusalBody)
+    -> RateLimitAnswer
+  {
+    let (contentType, body) = refusal.unavailableBody()
+    return RateLimitAnswer(
+      status: 503, fields: unavailableFields, body: body,
       log: .init(
         level: .warning, message: "rate limit: the store could not decide; answering 503",
-        metadata: [(key: "ratelimit.key", value: key), (key: "error", value: "\(error)")]))
+        metadata: [(key: "ratelimit.key", value: key), (key: "error", value: "\(error)")]),
+      contentType: contentType)
   }
 }

@@ -9,7 +9,8 @@
 /// | ``when(_:)`` | those for which the closure returns `true` |
 ///
 /// The others' permits are given back exactly after the route answers: the key is as if the request had never
-/// been decided (no other request's booking moves). A route that throws counts with the status its framework
+/// been decided (no other request's booking moves), and the response's `RateLimit` field reports `r` after the
+/// give-back (`r` + the permits, at most `q`; SPEC 4.3.1). A route that throws counts with the status its framework
 /// answers (Hummingbird: an `HTTPResponseError`'s; Vapor: an `AbortError`'s; else 500).
 ///
 /// A struct with static members, as ``RateLimitHeaders`` is, so that a later choice breaks no one's code.
@@ -52,9 +53,10 @@ public struct RateLimitPolicyMode: Sendable, Hashable {
 
   /// The policy refuses what it does not grant (4.1).
   public static let enforce = RateLimitPolicyMode(kind: .enforce)
-  /// The policy is decided and counted with the others, its refusals logged at `info` and counted as
+  /// The policy is decided and counted after the enforced ones, its refusals logged at `debug` and counted as
   /// `decision="shadow_refused"`, but it never refuses a request (which then takes nothing from it), and it is
-  /// not in the header fields. When an enforced policy refuses, its grant is taken back with the others.
+  /// not in the header fields. When an enforced policy refuses (locally or in its store), the shadow policy is
+  /// not decided at all: it takes nothing, counts nothing, sends nothing (SPEC 4.3.1).
   public static let shadow = RateLimitPolicyMode(kind: .shadow)
 
   /// Whether the policy only says what it would refuse.

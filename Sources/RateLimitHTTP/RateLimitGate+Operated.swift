@@ -5,8 +5,8 @@ import RateLimit
 ///
 /// | the request | enforced policies | shadow policies | after the route |
 /// |---|---|---|---|
-/// | every enforced policy grants | keep their grants | a refusal is reported, takes nothing | grants whose `counting` excludes the status are given back |
-/// | an enforced policy refuses | every grant taken back; a refusal by the rule with a `penalty` blocks the key | grants taken back | nothing |
+/// | every enforced policy grants | keep their grants | a refusal is reported, takes nothing | grants whose `counting` excludes the status are given back; their `r` reports it |
+/// | an enforced policy refuses | every grant taken back; a refusal by the rule with a `penalty` blocks the key | not decided: nothing taken, counted or sent (SPEC 4.3.1) | nothing |
 extension RateLimitGate {
   /// What a middleware does with one request beside the outcome.
   package struct Decided: Sendable {
@@ -22,7 +22,19 @@ extension RateLimitGate {
 
   /// Grants of policies whose `counting` does not keep every response's permits, given back by the status.
   package struct Settlement: Sendable {
-    let grants: [(counting: RateLimitCounting, grant: UndoableDecision)]
+    /// Each grant, with its policy's index in the gate.
+    let grants: [(index: Int, counting: RateLimitCounting, grant: UndoableDecision)]
+    /// The gate that decided, to tell the fields after a give-back; `nil` with nothing to give back.
+    let gate: RateLimitGate?
+    /// The request's decisions, in policy order, as decided.
+    let decisions: [RateLimitDecision]
+
+    init(
+      grants: [(index: Int, counting: RateLimitCounting, grant: UndoableDecision)], gate: RateLimitGate? = nil,
+      decisions: [RateLimitDecision] = []
+    ) {
+      (self.grants, self.gate, self.decisions) = (grants, gate, decisions)
+    }
 
     /// Whether there is nothing to give back, whatever the status.
     package var isEmpty: Bool { grants.isEmpty }
@@ -31,7 +43,25 @@ extension RateLimitGate {
     /// `PostgresRateLimiter`s on one client in one round trip, coalesced with their decisions; if that fails,
     /// the permits stay taken, logged).
     package func settle(status: Int) async {
-      await UndoableDecision.giveBack(grants.filter { !$0.counting.keepsPermits(of: status) }.map(\.grant))
+      _ = await settle(status: status, fields: [])
+    }
+
+    /// ``settle(status:)``, then the RateLimit fields the response carries instead of `fields` (the granted
+    /// outcome's): a policy whose permits were given back reports `r` after the give-back, `r` + its permits, at
+    /// most its `limit` (and so at most `q`) (SPEC 4.3.1, "Fields tell what was decided"); everything else as
+    /// decided. `fields` as they are when nothing was given back or there are none.
+    package func settle(status: Int, fields: [(name: String, value: String)]) async -> [(name: String, value: String)] {
+      let givenBack = grants.filter { !$0.counting.keepsPermits(of: status) }
+      if givenBack.isEmpty { return fields }
+      await UndoableDecision.giveBack(givenBack.map(\.grant))
+      guard let gate, !fields.isEmpty else { return fields }
+      var after = decisions
+      for part in givenBack {
+        let decision = after[part.index]
+        let (sum, overflow) = decision.remaining.addingReportingOverflow(gate.policies[part.index].permits)
+        after[part.index].remaining = max(decision.remaining, min(decision.limit, overflow ? .max : sum))
+      }
+      return gate.headerFields(after)
     }
   }
 
@@ -45,10 +75,10 @@ extension RateLimitGate {
       canDecideJointly(with: joint),
       let made = try await joint.decideOperatedJointly(operatedParts, for: key)
     {
-      return await decided(made, made.map(\.decision), key: key, takenBack: true)
+      return try await decided(made, made.map(\.decision), key: key, takenBack: true)
     }
     let (made, decisions) = try await decideEach(key: key)
-    return await decided(made, decisions, key: key, takenBack: false)
+    return try await decided(made, decisions, key: key, takenBack: false)
   }
 
   /// The policies as one step decides them.
@@ -60,35 +90,40 @@ extension RateLimitGate {
 
   /// What the request is, from each policy's decision: granted, the grants of counting policies wait for the
   /// response's status; refused by an enforced policy, every grant is taken back and the penalties set, unless
-  /// the one step that decided them did both already (`takenBack`).
+  /// the one step that decided them did both already (`takenBack`). Refused only by policies that could not
+  /// reach their store: ``RateLimitGate/Unavailable``, thrown once the grants are taken back.
   private func decided(
     _ made: [UndoableDecision?], _ decided: [RateLimitDecision], key: String, takenBack: Bool
-  ) async -> Decided {
+  ) async throws -> Decided {
     var decisions = decided
     let shadowRefused = zip(policies, decisions).filter { $0.mode.isShadow && !$1.isGranted }.map(\.0.name)
     let refused = zip(policies, decisions).contains { !$0.mode.isShadow && !$1.isGranted }
     guard refused else {
-      var grants: [(counting: RateLimitCounting, grant: UndoableDecision)] = []
-      for (policy, grant) in zip(policies, made) where !policy.counting.keepsEvery {
-        if let grant, grant.decision.isGranted { grants.append((policy.counting, grant)) }
+      var grants: [(index: Int, counting: RateLimitCounting, grant: UndoableDecision)] = []
+      for (index, (policy, grant)) in zip(policies, made).enumerated() where !policy.counting.keepsEvery {
+        if let grant, grant.decision.isGranted { grants.append((index, policy.counting, grant)) }
       }
       return Decided(
         outcome: outcome(decisions), fallbacks: fallbacks(decisions), shadowRefused: shadowRefused,
-        settlement: Settlement(grants: grants))
+        settlement: Settlement(grants: grants, gate: grants.isEmpty ? nil : self, decisions: decisions))
     }
     if !takenBack {
       for (index, grant) in made.enumerated() {
         guard let grant, grant.decision.isGranted else { continue }
         decisions[index] = await grant.undo()
       }
-      // A penalising limiter blocked the key as it refused; an app's own limiter is blocked now.
-      for (index, policy) in policies.enumerated() where !decisions[index].isGranted && !policy.mode.isShadow {
+      // A penalising limiter blocked the key as it refused; an app's own limiter is blocked now (not for a
+      // refusal by a store it could not reach).
+      for (index, policy) in policies.enumerated()
+      where !decisions[index].isGranted && !policy.mode.isShadow && !Self.isUnreachable(decisions[index]) {
         guard let penalty = policy.penalty, !(policy.limiter is any PenalisingLimiter) else { continue }
         decisions[index] = await penalise(key, by: policy, for: penalty) ?? decisions[index]
       }
     }
-    return Decided(
-      outcome: outcome(decisions), fallbacks: fallbacks(decisions), shadowRefused: shadowRefused)
+    try requireReachable(decisions)
+    // An enforced refusal leaves the shadow policies undecided (SPEC 4.3.1): nothing counted for them, even where
+    // one statement decided them with the enforced ones (and took their grants back).
+    return Decided(outcome: outcome(decisions), fallbacks: fallbacks(decisions))
   }
 
   /// Blocks `key` on `policy`'s limiter (an app's own `OperableKeyedLimiter`) for `penalty` from now, and returns

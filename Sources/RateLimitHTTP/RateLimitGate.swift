@@ -21,7 +21,13 @@ import RateLimit
 /// refusal takes every grant back exactly: `KeyedRateLimiter`'s at once, `PostgresRateLimiter`'s by revoking its
 /// booking (one more round trip). A limiter of your own that conforms only to `SharedKeyedLimiter` keeps what it
 /// granted. An error from a limiter takes back every other grant, then propagates: the middlewares answer it 503
-/// (``RateLimitGate/answer(unavailable:key:)``).
+/// (``RateLimitGate/answer(unavailable:key:refusal:)``).
+///
+/// **Fail closed is not a quota** (SPEC 4.3.1). A request refused only because policies under `.deny` could not
+/// reach their store (a decision that is `isFallback`, refused, without `retryAfter`) is not a 429: ``decide(key:)`` takes back the other grants and
+/// throws ``Unavailable``, answered as any store that threw (503, `Retry-After: 1`, no fields). Beside a policy
+/// that refused by its rule, such a policy is left out of the 429 (its `Retry-After` and fields): it knows nothing
+/// of the key.
 public struct RateLimitGate: Sendable {
   /// The policies, in the order their header fields are listed.
   public let policies: [RateLimitPolicy]
@@ -29,6 +35,40 @@ public struct RateLimitGate: Sendable {
   public let headers: RateLimitHeaders
   /// What a refusal's body says.
   public let refusal: RateLimitRefusalBody
+
+  /// What ``decide(key:)`` throws for a request refused only because policies under `.deny` could not reach
+  /// their store (SPEC 4.3.1, "Fail closed is not a quota"): the request is answered as for a store that threw
+  /// (`.throwError`), 503 with `Retry-After: 1` and no fields for those policies. Every other grant of the
+  /// request has been taken back.
+  public struct Unavailable: Error, Sendable, CustomStringConvertible {
+    /// The policies whose store could not decide, in policy order.
+    public let policies: [String]
+    /// The policies a `WhenUnavailable` fallback answered (these among them), for `ratelimit_fallback`.
+    package let fallbacks: [String]
+
+    /// Names the policies.
+    public var description: String {
+      "rate limit: the store of \(policies.joined(separator: ", ")) could not decide (whenUnavailable: .deny)"
+    }
+  }
+
+  /// Whether `decision` is a `.deny` answer: refused by a `WhenUnavailable` policy that could not reach its
+  /// store (`isFallback`, not granted, no `retryAfter`, as `PostgresRateLimiter` answers under `.deny`). A
+  /// `.fallback` limiter's refusal says when to retry, and is a refusal like any other.
+  static func isUnreachable(_ decision: RateLimitDecision) -> Bool {
+    decision.isFallback && !decision.isGranted && decision.retryAfter == nil
+  }
+
+  /// Throws ``Unavailable`` when the enforced policies that refused all could not reach their store;
+  /// the caller has taken every grant back.
+  func requireReachable(_ decisions: [RateLimitDecision]) throws {
+    var unreachable: [String] = []
+    for (policy, decision) in zip(policies, decisions) where !decision.isGranted && !policy.mode.isShadow {
+      guard Self.isUnreachable(decision) else { return }
+      unreachable.append(policy.name)
+    }
+    if !unreachable.isEmpty { throw Unavailable(policies: unreachable, fallbacks: fallbacks(decisions)) }
+  }
 
   /// What a middleware answers, beside **503 Service Unavailable**, when ``decide(key:)`` throws (a store that
   /// cannot decide, `.throwError`): `Retry-After: 1`, since the store asks the database again within about a
@@ -108,6 +148,7 @@ public struct RateLimitGate: Sendable {
     if key.utf8.count > Self.maximumKeyLength { return Decided(outcome: .badRequest) }
     guard policies.allSatisfy(\.isPlain) else { return try await decideOperated(key: key) }
     let decisions = try await decideAll(key: key)
+    try requireReachable(decisions)
     return Decided(outcome: outcome(decisions), fallbacks: fallbacks(decisions))
   }
 
@@ -148,7 +189,9 @@ public struct RateLimitGate: Sendable {
     case other(Outcome)
   }
 
-  /// The outcome of the policies' decisions, made all or nothing.
+  /// The outcome of the policies' decisions, made all or nothing. A policy that could not reach its store
+  /// beside one that refused by its rule is left out of the refusal: it has no wait and no
+  /// state to tell.
   func outcome(_ decisions: [RateLimitDecision]) -> Outcome {
     let fields = headerFields(decisions)
     guard zip(policies, decisions).contains(where: { !$0.mode.isShadow && !$1.isGranted }) else {
@@ -156,7 +199,8 @@ public struct RateLimitGate: Sendable {
     }
     var refusedBy: [String] = []
     var retryAfter: Duration? = .zero
-    for (policy, decision) in zip(policies, decisions) where !decision.isGranted && !policy.mode.isShadow {
+    for (policy, decision) in zip(policies, decisions)
+    where !decision.isGranted && !policy.mode.isShadow && !Self.isUnreachable(decision) {
       refusedBy.append(policy.name)
       if let wait = decision.retryAfter, let longest = retryAfter {
         retryAfter = max(longest, wait)
@@ -173,7 +217,8 @@ public struct RateLimitGate: Sendable {
   }
 
   /// The RateLimit fields for these decisions (none with ``RateLimitHeaders/none``). A policy without limiting
-  /// (a zero window) is not listed: the draft forbids `w=0`; nor is a shadow policy, nor one a request refused
+  /// (a zero window) is not listed: the draft forbids `w=0`; nor is a shadow policy, nor one that could not reach
+  /// its store (`isFallback`, refused without a wait: it knows nothing of the key), nor one a request refused
   /// without deciding it (SPEC 4.3.1); with none left, no fields.
   func headerFields(_ decisions: [RateLimitDecision]) -> [(name: String, value: String)] {
     guard headers.addsRateLimitFields, !policies.isEmpty else { return [] }
@@ -184,7 +229,9 @@ public struct RateLimitGate: Sendable {
     state.reserveCapacity(32 * decisions.count)
     var listed = 0
     for (index, decision) in decisions.enumerated()
-    where decision.window > .zero && !decision.isUndecided && !policies[index].mode.isShadow {
+    where decision.window > .zero && !decision.isUndecided && !policies[index].mode.isShadow
+      && !Self.isUnreachable(decision)
+    {
       RateLimitFields.appendPolicy(
         quotedNames[index], limit: decision.limit, quotaWindow: decision.quotaWindow, separated: listed > 0,
         to: &policy)
@@ -223,14 +270,38 @@ public struct RateLimitGate: Sendable {
     return await UndoableDecision.allOrNothing(made, decisions)
   }
 
-  /// Every policy's decision, each undoable where its limiter can take a grant back: the in-process ones first,
-  /// synchronously, in policy order; then the others all at once. On an error every grant is taken back, then
-  /// the error propagates.
+  /// Every policy's decision, each undoable where its limiter can take a grant back: the enforced policies
+  /// first, then, only when every one of them granted, the shadow policies (SPEC 4.3.1, "A shadow costs nothing
+  /// when enforced policies refuse": refused, a request decides, takes, counts and sends nothing for its shadow
+  /// policies). In each group the in-process policies decide first, synchronously, in policy order; then the
+  /// others all at once. On an error every grant is taken back, then the error propagates.
+  ///
+  /// A shadow policy that was not decided is reported as ``notDecided``: a grant of nothing, with nothing to
+  /// undo, no fallback, never listed in the fields, never counted as a shadow refusal.
   func decideEach(key: String) async throws -> (made: [UndoableDecision?], decisions: [RateLimitDecision]) {
     var made = [UndoableDecision?](repeating: nil, count: policies.count)
     var decisions = [RateLimitDecision?](repeating: nil, count: policies.count)
+    let enforced = policies.indices.filter { !policies[$0].mode.isShadow }
+    try await decide(enforced, key: key, &made, &decisions)
+    if enforced.count < policies.count, enforced.allSatisfy({ decisions[$0]?.isGranted == true }) {
+      try await decide(policies.indices.filter { policies[$0].mode.isShadow }, key: key, &made, &decisions)
+    }
+    return (made, decisions.map { $0 ?? Self.notDecided })
+  }
+
+  /// What a shadow policy that was not decided reports (its enforced policies refused the request).
+  static let notDecided = RateLimitDecision(
+    isGranted: true, limit: 0, window: .zero, remaining: 0, resetAfter: .zero, retryAfter: nil)
+
+  /// Decides the policies at `indices` into `made` and `decisions`: the in-process ones first, synchronously, in
+  /// policy order; then the others all at once. On an error every grant in `made` (this group's and earlier
+  /// ones') is taken back, then the error propagates.
+  private func decide(
+    _ indices: [Int], key: String, _ made: inout [UndoableDecision?], _ decisions: inout [RateLimitDecision?]
+  ) async throws {
     var others: [Int] = []
-    for (index, policy) in policies.enumerated() {
+    for index in indices {
+      let policy = policies[index]
       if let keyed = policy.limiter as? KeyedRateLimiter<String> {
         // Synchronous, as above; an enforced policy's penalty in the same step.
         let decision =
@@ -244,7 +315,9 @@ public struct RateLimitGate: Sendable {
         others.append(index)
       }
     }
+    if others.isEmpty { return }
     var failure: (any Error)?
+    var answers: [(Int, UndoableDecision?, RateLimitDecision)] = []
     await withTaskGroup(of: (Int, Result<(UndoableDecision?, RateLimitDecision), any Error>).self) { group in
       for index in others {
         let policy = policies[index]
@@ -269,15 +342,15 @@ public struct RateLimitGate: Sendable {
       // Every answer is collected, an error's included, so that no grant is left behind untaken.
       for await (index, result) in group {
         switch result {
-        case .success(let (undoable, decision)): (made[index], decisions[index]) = (undoable, decision)
+        case .success(let (undoable, decision)): answers.append((index, undoable, decision))
         case .failure(let error): failure = failure ?? error
         }
       }
     }
+    for (index, undoable, decision) in answers { (made[index], decisions[index]) = (undoable, decision) }
     if let failure {
       await UndoableDecision.undoGrants(made)
       throw failure
     }
-    return (made, decisions.map { $0! })
   }
 }

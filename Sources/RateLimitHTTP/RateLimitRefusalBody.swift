@@ -20,6 +20,15 @@ public struct RateLimitRefusalBody: Sendable, Hashable {
   ///
   /// `violated-policies` names the enforced policies known to refuse, in policy order: policies decided in order
   /// stop at the first refusal, so it may name only that one; a joint statement names every part that refused.
+  ///
+  /// A 503 (a store that could not decide: `.throwError`, or `.deny` with its store away) answers the draft's
+  /// `temporary-reduced-capacity` problem type (SPEC 4.1.1), without `violated-policies` (no quota was
+  /// exceeded):
+  ///
+  /// ```json
+  /// {"type":"https://iana.org/assignments/http-problem-types#temporary-reduced-capacity",
+  ///  "title":"Service Unavailable","status":503}
+  /// ```
   public static let problemDetails = RateLimitRefusalBody(kind: .problemDetails)
 
   /// The body and its content type for a refusal by `policies`.
@@ -32,6 +41,19 @@ public struct RateLimitRefusalBody: Sendable, Hashable {
         "application/problem+json",
         #"{"type":"https://iana.org/assignments/http-problem-types#quota-exceeded","title":"Too Many Requests","#
           + #""status":429,"violated-policies":["# + names + "]}"
+      )
+    }
+  }
+
+  /// The body and its content type for a 503: a store that could not decide.
+  package func unavailableBody() -> (contentType: String, body: String) {
+    switch kind {
+    case .text: return ("text/plain; charset=utf-8", "Service Unavailable\n")
+    case .problemDetails:
+      return (
+        "application/problem+json",
+        #"{"type":"https://iana.org/assignments/http-problem-types#temporary-reduced-capacity","#
+          + #""title":"Service Unavailable","status":503}"#
       )
     }
   }

@@ -21,16 +21,19 @@
   /// | --- | --- |
   /// | no key (`key` returns `nil`, or no peer address) | the route's, untouched: not limited |
   /// | a key longer than 1,024 UTF-8 bytes | 400 Bad Request, no decision |
+  /// | a `select` that reads the body (``init(headers:refusal:maxBodySize:select:)``), a body over `maxBodySize` | 413 Content Too Large, no decision; the route never runs |
   /// | every policy grants | the route's, with `RateLimit-Policy` and `RateLimit` |
   /// | a policy refuses | 429 Too Many Requests, `Retry-After`, the RateLimit fields; the route never runs and no policy keeps anything |
-  /// | a limiter throws while deciding | 503 Service Unavailable, `Retry-After: 1`; no policy keeps anything |
+  /// | a limiter throws while deciding, or a policy under `.deny` cannot reach its store | 503 Service Unavailable, `Retry-After: 1`; no policy keeps anything |
   ///
   /// A refusal is logged at `debug` on the request's logger (policy, key, retry); the swift-metrics counter
   /// `ratelimit_requests` counts requests by `policy` and `decision` (`granted`: every policy granted;
   /// `refused`: this policy refused; `unavailable`: a limiter threw). An error a limiter throws while deciding
   /// (`PostgresRateLimiterError.unavailable` under `.throwError`) takes back the request's other grants and is
   /// answered **503 Service Unavailable** with `Retry-After: 1` (the store's back-off asks the database again
-  /// within about a second) and no RateLimit fields, logged at `warning` with the error.
+  /// within about a second) and no RateLimit fields, logged at `warning` with the error; so is a request refused
+  /// only because a policy under `.deny` could not reach its store (SPEC 4.3.1: not a 429 "quota exceeded").
+  /// With `refusal: .problemDetails` the 503's body is the draft's `temporary-reduced-capacity` problem type.
   ///
   /// Every limited request's whole decision is recorded by the swift-metrics timer
   /// `ratelimit_decision_duration` (no dimensions), and a decision a `WhenUnavailable` policy answered
@@ -47,6 +50,10 @@
     let key: @Sendable (Request, Context) -> String?
     /// The `select` form's closure; `nil` for a fixed list of policies.
     let select: (@Sendable (Request, Context) -> RateLimitSelection)?
+    /// The `select` form that reads the body (``init(headers:refusal:maxBodySize:select:)``); `nil` otherwise.
+    let bodySelect: (@Sendable (Request, Context) async throws -> RateLimitSelection)?
+    /// The most bytes of body `bodySelect`'s form collects: more is answered 413.
+    let maxBodySize: Int
     /// `ratelimit_decision_duration` (each limited request's whole decision, every policy of it) and
     /// `ratelimit_fallback{policy}`.
     let timing = DecisionTiming()
@@ -66,11 +73,14 @@
     init(
       policies: [RateLimitPolicy], headers: RateLimitHeaders, refusal: RateLimitRefusalBody,
       key: @escaping @Sendable (Request, Context) -> String?,
-      select: (@Sendable (Request, Context) -> RateLimitSelection)? = nil
+      select: (@Sendable (Request, Context) -> RateLimitSelection)? = nil,
+      bodySelect: (@Sendable (Request, Context) async throws -> RateLimitSelection)? = nil, maxBodySize: Int = 0
     ) {
       self.limits = Self.limits(RateLimitGate(policies, headers: headers, refusal: refusal), madeOnce: true)
       self.key = key
       self.select = select
+      self.bodySelect = bodySelect
+      self.maxBodySize = maxBodySize
     }
 
     /// One list of policies as a request takes from it (the gate, its counters), with the `RateLimit-Policy`
@@ -93,6 +103,10 @@
     /// })
     /// ```
     ///
+    /// Keys are the closure's own: to key by the client's address as the address initializers do (behind proxies,
+    /// by /64), `clientKey(peer:forwardedFor:trustedProxies:ipv6Prefix:)` gives the same key; it is `nil` for a
+    /// request without a peer address, which those do not limit (return `.exempt`, or a key of your own).
+    ///
     /// - Parameters:
     ///   - headers: Which header fields responses carry; `RateLimitHeaders.ietf` by default.
     ///   - refusal: What a refusal's body says: `.text` by default, or `.problemDetails` (RFC 9457).
@@ -104,16 +118,79 @@
       self.init(policies: [], headers: headers, refusal: refusal, key: { _, _ in nil }, select: select)
     }
 
+    /// Policies chosen per request by a `select` that may suspend and read the request's body (SPEC 4.3.1): a
+    /// login limited by the user name it posts. The middleware collects the body first, up to `maxBodySize`
+    /// bytes, and hands it on to `select` and then to the route unchanged (both read the same bytes).
+    ///
+    /// ```swift
+    /// struct Login: Decodable { let user: String }
+    /// let logins = KeyedRateLimiter<String>(limit: 5, per: .seconds(900))
+    /// router.group("login").add(middleware: RateLimitMiddleware {
+    ///   request, context in
+    ///   let login = try await request.decode(
+    ///     as: Login.self, context: context)
+    ///   return .limit(login.user, RateLimitPolicy("login", logins))
+    /// })
+    /// ```
+    ///
+    /// | the request | the response |
+    /// | --- | --- |
+    /// | a body over `maxBodySize` bytes | 413 Content Too Large; `select` is not called, nothing decided, the route never runs |
+    /// | `select` throws | its error, as the route's would be (an `HTTPResponseError`'s status, else 500); nothing decided, the route never runs |
+    /// | anything else | as ``init(headers:refusal:select:)`` answers it |
+    ///
+    /// A closure that does not suspend (no `await`) is the synchronous form, which reads no body. To key by the
+    /// client's address as the address initializers do, `clientKey(peer:forwardedFor:trustedProxies:ipv6Prefix:)`
+    /// gives the same key; it is `nil` for a request without a peer address, which those initializers do not
+    /// limit (return `.exempt`, or a key of your own).
+    ///
+    /// - Parameters:
+    ///   - headers: Which header fields responses carry; `RateLimitHeaders.ietf` by default.
+    ///   - refusal: What a refusal's body says: `.text` by default, or `.problemDetails` (RFC 9457).
+    ///   - maxBodySize: The most bytes of body collected, 64 KiB by default; not negative (a trap names the
+    ///     value).
+    ///   - select: The request's key and policies, or `.exempt`; called once per request whose body fits.
+    public init(
+      headers: RateLimitHeaders = .ietf, refusal: RateLimitRefusalBody = .text, maxBodySize: Int = 65_536,
+      select: @escaping @Sendable (Request, Context) async throws -> RateLimitSelection
+    ) {
+      if maxBodySize < 0 {
+        fatalError("RateLimitMiddleware: maxBodySize must not be negative, got maxBodySize: \(maxBodySize)")
+      }
+      self.init(
+        policies: [], headers: headers, refusal: refusal, key: { _, _ in nil }, bodySelect: select,
+        maxBodySize: maxBodySize)
+    }
+
     /// Decides the request's key, then runs `next` (granted) or answers 429 (refused) or 400 (key too long).
     public func handle(
       _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
       guard let select else {
+        if let bodySelect { return try await selectReadingBody(bodySelect, request, context, next) }
         guard let key = key(request, context) else { return try await next(request, context) }
         return try await limit(key, by: limits, request, context, next)
       }
       // The `select` form: the request's own gate over the policies it chose, decided as a fixed list is.
       let selection = select(request, context)
+      guard let key = selection.key else { return try await next(request, context) }
+      let gate = RateLimitGate(selection.policies, headers: limits.gate.headers, refusal: limits.gate.refusal)
+      return try await limit(key, by: Self.limits(gate, madeOnce: false), request, context, next)
+    }
+
+    /// The form that reads the body: collects it (413 when it is over `maxBodySize`), asks `select` with it, then
+    /// decides as the synchronous form does, handing the collected body on to the route.
+    func selectReadingBody(
+      _ select: @Sendable (Request, Context) async throws -> RateLimitSelection, _ request: Request,
+      _ context: Context, _ next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+      var request = request
+      do {
+        _ = try await request.collectBody(upTo: maxBodySize)
+      } catch is NIOTooManyBytesError {
+        return response(RateLimitGate.answer(bodyOver: maxBodySize), context)
+      }
+      let selection = try await select(request, context)
       guard let key = selection.key else { return try await next(request, context) }
       let gate = RateLimitGate(selection.policies, headers: limits.gate.headers, refusal: limits.gate.refusal)
       return try await limit(key, by: Self.limits(gate, madeOnce: false), request, context, next)
@@ -145,7 +222,8 @@
         let result: RateLimitGate.Decided
         switch await limits.decideRequest(key: key, since: start, timing: timing, logger: context.logger) {
         case .success(let decided): result = decided
-        case .failure(let error): return response(RateLimitGate.answer(unavailable: error, key: key), context)
+        case .failure(let error):
+          return response(RateLimitGate.answer(unavailable: error, key: key, refusal: limits.gate.refusal), context)
         }
         return try await answer(
           result.outcome, key: key, by: limits, request, context, next, shadowRefused: result.shadowRefused,
@@ -170,7 +248,8 @@
           await settlement?.settle(status: Int((error as? any HTTPResponseError)?.status.code ?? 500))
           throw error
         }
-        await settlement?.settle(status: response.status.code)
+        // A given-back grant reports `r` after it (SPEC 4.3.1).
+        let fields = await settlement?.settle(status: response.status.code, fields: fields) ?? fields
         for field in fields { Self.append(field, to: &response.headers) }
         return response
       case .refused(let refusal):
@@ -230,11 +309,9 @@
         guard let peer = context.remoteAddress else { return nil }
         // The usual peer, IPv4 with no proxy to read: keyed from its bits (no text printed, then parsed).
         if trustedProxies <= 0, case .v4(let v4) = peer { return clientKey(ipv4: v4.address) }
-        guard let address = peer.ipAddress else { return nil }
         let forwarded = trustedProxies > 0 ? request.headers[values: .xForwardedFor] : []
         return clientKey(
-          address: clientAddress(peer: address, forwardedFor: forwarded, trustedProxies: trustedProxies),
-          ipv6Prefix: ipv6Prefix)
+          peer: peer.ipAddress, forwardedFor: forwarded, trustedProxies: trustedProxies, ipv6Prefix: ipv6Prefix)
       }
     }
   }

@@ -22,11 +22,12 @@
       DecisionSpan.record(gate.policies, "unavailable", in: context)
     }
 
-    /// Shadow policies that would have refused `key`'s request: counted (`shadow_refused`) and logged at `info`.
+    /// Shadow policies that would have refused `key`'s request: counted (`shadow_refused`) and logged at `debug`,
+    /// as single refusals are (SPEC 4.3.1, "Outages are visible"; 4.2 logged them at `info`).
     public func recordShadowRefused(_ names: [String], key: String, on logger: Logger) {
       guard !names.isEmpty else { return }
       counters.countShadowRefused(names)
-      logger.info(
+      logger.debug(
         "shadow rate limit policies would have refused",
         metadata: ["policies": .string(names.joined(separator: ",")), "key": .string(key)])
     }

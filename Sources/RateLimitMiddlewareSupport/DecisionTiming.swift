@@ -27,7 +27,9 @@
     /// A request the gate decides asynchronously (not in process), recorded: its duration and fallbacks in
     /// `timing`, its shadow refusals counted and logged on `logger`. A failure is a store that could not decide
     /// (`.throwError`), recorded as unavailable: the gate took back every other grant of the request, and the
-    /// middleware answers `RateLimitGate.answer(unavailable:key:)` (503, `Retry-After: 1`, no RateLimit fields).
+    /// middleware answers `RateLimitGate.answer(unavailable:key:refusal:)` (503, `Retry-After: 1`, no RateLimit
+    /// fields); so is `RateLimitGate.Unavailable`, a `.deny` that could not reach its store, whose fallback
+    /// decisions are counted as well.
     /// Not inlined: the path of a round trip (or of counting, shadow and penalised policies), where one more
     /// async frame is nothing beside the decision.
     package func decideRequest(
@@ -38,7 +40,7 @@
       do {
         result = try await gate.decideRequest(key: key)
       } catch {
-        timing.record(since: start)
+        timing.record(since: start, fallbacks: (error as? RateLimitGate.Unavailable)?.fallbacks ?? [])
         recordUnavailable(in: context)
         return .failure(error)
       }

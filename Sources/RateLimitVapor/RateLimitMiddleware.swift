@@ -18,6 +18,7 @@
   /// | --- | --- |
   /// | no key (`key` returns `nil`, or no peer address) | the route's, untouched: not limited |
   /// | a key longer than 1,024 UTF-8 bytes | 400 Bad Request, no decision |
+  /// | a `select` that reads the body (``init(headers:refusal:maxBodySize:select:)``), a body over `maxBodySize` | 413 Payload Too Large, no decision; the route never runs |
   /// | every policy grants | the route's, with `RateLimit-Policy` and `RateLimit` |
   /// | a policy refuses | 429 Too Many Requests, `Retry-After`, the RateLimit fields; the route never runs and no policy keeps anything |
   ///
@@ -28,7 +29,9 @@
   /// `ratelimit_requests` counts requests by `policy` and `decision` (`granted`: every policy granted;
   /// `refused`: this policy refused; `unavailable`: a limiter threw). An error a limiter throws while deciding
   /// (`.throwError`) takes back the request's other grants and is answered 503 Service Unavailable with
-  /// `Retry-After: 1` and no RateLimit fields, logged at `warning`.
+  /// `Retry-After: 1` and no RateLimit fields, logged at `warning`; so is a request refused only because a policy
+  /// under `.deny` could not reach its store (SPEC 4.3.1: not a 429 "quota exceeded"). With
+  /// `refusal: .problemDetails` the 503's body is the draft's `temporary-reduced-capacity` problem type.
   ///
   /// Every limited request's whole decision is recorded by the swift-metrics timer
   /// `ratelimit_decision_duration` (no dimensions), and a decision a `WhenUnavailable` policy answered
@@ -39,6 +42,10 @@
     let key: @Sendable (Request) -> String?
     /// The `select` form's closure; `nil` for a fixed list of policies.
     let select: (@Sendable (Request) -> RateLimitSelection)?
+    /// The `select` form that reads the body (``init(headers:refusal:maxBodySize:select:)``); `nil` otherwise.
+    let bodySelect: (@Sendable (Request) async throws -> RateLimitSelection)?
+    /// The most bytes of body `bodySelect`'s form collects: more is answered 413.
+    let maxBodySize: Int
     /// `ratelimit_decision_duration` (each limited request's whole decision, every policy of it) and
     /// `ratelimit_fallback{policy}`.
     let timing = DecisionTiming()
@@ -57,11 +64,14 @@
 
     init(
       policies: [RateLimitPolicy], headers: RateLimitHeaders, refusal: RateLimitRefusalBody,
-      key: @escaping @Sendable (Request) -> String?, select: (@Sendable (Request) -> RateLimitSelection)? = nil
+      key: @escaping @Sendable (Request) -> String?, select: (@Sendable (Request) -> RateLimitSelection)? = nil,
+      bodySelect: (@Sendable (Request) async throws -> RateLimitSelection)? = nil, maxBodySize: Int = 0
     ) {
       self.limits = Self.limits(RateLimitGate(policies, headers: headers, refusal: refusal), madeOnce: true)
       self.key = key
       self.select = select
+      self.bodySelect = bodySelect
+      self.maxBodySize = maxBodySize
     }
 
     /// One list of policies as a request takes from it (the gate, its counters), with the `RateLimit-Policy`
@@ -93,11 +103,9 @@
         guard let peer = request.remoteAddress else { return nil }
         // The usual peer, IPv4 with no proxy to read: keyed from its bits (no text printed, then parsed).
         if trustedProxies <= 0, case .v4(let v4) = peer { return clientKey(ipv4: v4.address) }
-        guard let address = peer.ipAddress else { return nil }
         let forwarded = trustedProxies > 0 ? request.headers[RateLimitFields.forwardedForName] : []
         return clientKey(
-          address: clientAddress(peer: address, forwardedFor: forwarded, trustedProxies: trustedProxies),
-          ipv6Prefix: ipv6Prefix)
+          peer: peer.ipAddress, forwardedFor: forwarded, trustedProxies: trustedProxies, ipv6Prefix: ipv6Prefix)
       }
     }
 
@@ -113,6 +121,10 @@
     /// })
     /// ```
     ///
+    /// Keys are the closure's own: to key by the client's address as the address initializer does (behind
+    /// proxies, by /64), `clientKey(peer:forwardedFor:trustedProxies:ipv6Prefix:)` gives the same key; it is `nil`
+    /// for a request without a peer address, which it does not limit (return `.exempt`, or a key of your own).
+    ///
     /// - Parameters:
     ///   - headers: Which header fields responses carry; `RateLimitHeaders.ietf` by default.
     ///   - refusal: What a refusal's body says: `.text` by default, or `.problemDetails` (RFC 9457).
@@ -124,14 +136,81 @@
       self.init(policies: [], headers: headers, refusal: refusal, key: { _ in nil }, select: select)
     }
 
+    /// Policies chosen per request by a `select` that may suspend and read the request's body (SPEC 4.3.1): a
+    /// login limited by the user name it posts. The middleware collects the body first, up to `maxBodySize`
+    /// bytes, and hands it on to `select` and then to the route unchanged (`request.body.data`: both read the
+    /// same bytes, and the route's own collection has nothing left to do).
+    ///
+    /// ```swift
+    /// struct Login: Content { let user: String }
+    /// let logins = KeyedRateLimiter<String>(limit: 5, per: .seconds(900))
+    /// app.grouped(RateLimitMiddleware { request in
+    ///   let login = try request.content.decode(Login.self)
+    ///   return .limit(login.user, RateLimitPolicy("login", logins))
+    /// }).post("login") { _ in "ok" }
+    /// ```
+    ///
+    /// | the request | the response |
+    /// | --- | --- |
+    /// | a body over `maxBodySize` bytes | 413 Payload Too Large; `select` is not called, nothing decided, the route never runs |
+    /// | `select` throws | its error, as the route's would be (an `AbortError`'s status, else 500); nothing decided, the route never runs |
+    /// | anything else | as ``init(headers:refusal:select:)`` answers it |
+    ///
+    /// A closure that neither suspends nor throws is the synchronous form, which reads no body. To key by the
+    /// client's address as the address initializer does, `clientKey(peer:forwardedFor:trustedProxies:ipv6Prefix:)`
+    /// gives the same key; it is `nil` for a request without a peer address, which that initializer does not
+    /// limit (return `.exempt`, or a key of your own).
+    ///
+    /// - Parameters:
+    ///   - headers: Which header fields responses carry; `RateLimitHeaders.ietf` by default.
+    ///   - refusal: What a refusal's body says: `.text` by default, or `.problemDetails` (RFC 9457).
+    ///   - maxBodySize: The most bytes of body collected, 64 KiB by default; not negative (a trap names the
+    ///     value).
+    ///   - select: The request's key and policies, or `.exempt`; called once per request whose body fits.
+    public init(
+      headers: RateLimitHeaders = .ietf, refusal: RateLimitRefusalBody = .text, maxBodySize: Int = 65_536,
+      select: @escaping @Sendable (Request) async throws -> RateLimitSelection
+    ) {
+      if maxBodySize < 0 {
+        fatalError("RateLimitMiddleware: maxBodySize must not be negative, got maxBodySize: \(maxBodySize)")
+      }
+      self.init(
+        policies: [], headers: headers, refusal: refusal, key: { _ in nil }, bodySelect: select,
+        maxBodySize: maxBodySize)
+    }
+
     /// Decides the request's key, then runs `next` (granted) or answers 429 (refused) or 400 (key too long).
     public func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
       guard let select else {
+        if let bodySelect { return try await selectReadingBody(bodySelect, request, next) }
         guard let key = key(request) else { return try await next.respond(to: request) }
         return try await limit(key, by: limits, request, next)
       }
       // The `select` form: the request's own gate over the policies it chose, decided as a fixed list is.
       let selection = select(request)
+      guard let key = selection.key else { return try await next.respond(to: request) }
+      let gate = RateLimitGate(selection.policies, headers: limits.gate.headers, refusal: limits.gate.refusal)
+      return try await limit(key, by: Self.limits(gate, madeOnce: false), request, next)
+    }
+
+    /// The form that reads the body: collects it into `request.body.data` (413 when it is over `maxBodySize`), asks
+    /// `select`, then decides as the synchronous form does.
+    private func selectReadingBody(
+      _ select: @Sendable (Request) async throws -> RateLimitSelection, _ request: Request,
+      _ next: any AsyncResponder
+    ) async throws -> Response {
+      let body: ByteBuffer?
+      do {
+        // Vapor refuses a stream that reaches `max` bytes: one more lets exactly `maxBodySize` through.
+        body = try await request.body.collect(max: maxBodySize == .max ? nil : maxBodySize + 1).get()
+      } catch let error as any AbortError where error.status == .payloadTooLarge {
+        return Self.response(RateLimitGate.answer(bodyOver: maxBodySize), request)
+      }
+      // A body the server had already collected is not checked by `collect`.
+      if let body, body.readableBytes > maxBodySize {
+        return Self.response(RateLimitGate.answer(bodyOver: maxBodySize), request)
+      }
+      let selection = try await select(request)
       guard let key = selection.key else { return try await next.respond(to: request) }
       let gate = RateLimitGate(selection.policies, headers: limits.gate.headers, refusal: limits.gate.refusal)
       return try await limit(key, by: Self.limits(gate, madeOnce: false), request, next)
@@ -169,7 +248,9 @@
           key: key, since: start, timing: timing, logger: request.logger, in: request.serviceContext)
         {
         case .success(let decided): result = decided
-        case .failure(let error): return Self.response(RateLimitGate.answer(unavailable: error, key: key), request)
+        case .failure(let error):
+          return Self.response(
+            RateLimitGate.answer(unavailable: error, key: key, refusal: limits.gate.refusal), request)
         }
         (outcome, shadowRefused, settlement) = (result.outcome, result.shadowRefused, result.settlement)
       }
@@ -184,7 +265,8 @@
           await settlement?.settle(status: Int((error as? any AbortError)?.status.code ?? 500))
           throw error
         }
-        await settlement?.settle(status: Int(response.status.code))
+        // A given-back grant reports `r` after it (SPEC 4.3.1).
+        let fields = await settlement?.settle(status: Int(response.status.code), fields: fields) ?? fields
         for field in fields { response.headers.add(name: field.name, value: field.value) }
         return response
       case .refused(let refusal):

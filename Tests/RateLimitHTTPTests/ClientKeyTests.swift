@@ -93,3 +93,54 @@ import Testing
       clientAddress(peer: "10.0.0.3", forwardedFor: ["1.1.1.1", "2.2.2.2, 3.3.3.3"], trustedProxies: 4) == "10.0.0.3")
   }
 }
+
+/// SPEC 4.3.1: `clientKey(peer:forwardedFor:trustedProxies:ipv6Prefix:)`, the key the address initializers give a
+/// request, for a `select` closure: 4.1's rules, 4.1.1's non-address entries, `ipv6Prefix`; `nil` without a peer.
+@Suite struct ClientKeyOfARequestTests {
+  /// (peer, X-Forwarded-For values, trusted proxies, IPv6 prefix, key).
+  static let cases: [(String, [String], Int, Int, String?)] = [
+    ("198.51.100.1", [], 0, 64, "198.51.100.1"),
+    ("198.51.100.1", ["6.6.6.6"], 0, 64, "198.51.100.1"),  // no trusted proxy: the header is never read
+    ("198.51.100.1:5000", ["6.6.6.6"], -1, 64, "198.51.100.1"),
+    ("10.0.0.3", ["1.1.1.1, 203.0.113.7", "10.0.0.2"], 1, 64, "10.0.0.2"),
+    ("10.0.0.3", ["1.1.1.1, 203.0.113.7", "10.0.0.2"], 2, 64, "203.0.113.7"),
+    ("10.0.0.3", ["1.1.1.1, 203.0.113.7", "10.0.0.2"], 3, 64, "1.1.1.1"),
+    ("10.0.0.3", ["203.0.113.7"], 2, 64, "10.0.0.3"),  // fewer entries than proxies: the peer
+    ("10.0.0.3", ["6.6.6.6, unknown"], 1, 64, "10.0.0.3"),  // 4.1.1: not an address, the peer
+    ("10.0.0.3", ["6.6.6.6, _hidden"], 1, 64, "10.0.0.3"),
+    ("10.0.0.3", ["for=1.1.1.1"], 1, 64, "10.0.0.3"),
+    ("10.0.0.3", ["  "], 1, 64, "10.0.0.3"),
+    ("10.0.0.3", ["2001:db8:aa:bbcc:1::1"], 1, 64, "2001:db8:aa:bbcc::/64"),
+    ("10.0.0.3", ["2001:db8:aa:bbcc:1::1"], 1, 48, "2001:db8:aa::/48"),
+    ("10.0.0.3", ["[2001:db8:aa:bbcc:1::1]:443"], 1, 56, "2001:db8:aa:bb00::/56"),
+    ("2001:db8:aa:bbcc:1::1", [], 0, 128, "2001:db8:aa:bbcc:1:0:0:1/128"),
+    ("::ffff:203.0.113.7", [], 0, 48, "203.0.113.7"),
+    ("10.0.0.3", ["64:ff9b::203.0.113.7"], 1, 64, "203.0.113.7"),
+    ("fe80::1%eth0", ["9.9.9.9"], 0, 64, "fe80:0:0:0::/64"),
+    ("not an address", [], 0, 64, nil),
+  ]
+
+  @Test(arguments: cases)
+  func keysAsTheAddressInitializersDo(
+    peer: String, forwardedFor: [String], trustedProxies: Int, ipv6Prefix: Int, key: String?
+  ) {
+    let made = clientKey(
+      peer: peer, forwardedFor: forwardedFor, trustedProxies: trustedProxies, ipv6Prefix: ipv6Prefix)
+    #expect(made == key)
+    // The fixed-list rules, composed by hand, answer the same.
+    let address = clientAddress(peer: peer, forwardedFor: forwardedFor, trustedProxies: trustedProxies)
+    #expect(made == clientKey(address: address, ipv6Prefix: ipv6Prefix))
+  }
+
+  /// No peer address (a Unix socket, a test without one): `nil`, whatever the forwarding header says.
+  @Test func withoutAPeerThereIsNoKey() {
+    #expect(clientKey(peer: nil, forwardedFor: [], trustedProxies: 0) == nil)
+    #expect(clientKey(peer: nil, forwardedFor: ["203.0.113.7"], trustedProxies: 1) == nil)
+    #expect(clientKey(peer: nil, forwardedFor: ["203.0.113.7"], trustedProxies: 1, ipv6Prefix: 48) == nil)
+  }
+
+  /// The default prefix is 64, `clientKey(address:)`'s.
+  @Test func theDefaultPrefixIs64() {
+    #expect(clientKey(peer: "2001:db8:0:1:aaaa::1", forwardedFor: [], trustedProxies: 0) == "2001:db8:0:1::/64")
+  }
+}

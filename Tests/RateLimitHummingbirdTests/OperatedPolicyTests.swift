@@ -127,10 +127,74 @@
       let shadowRefused = try metrics.expectCounter(
         "ratelimit_requests", [("policy", name), ("decision", "shadow_refused")])
       let granted = try metrics.expectCounter("ratelimit_requests", [("policy", name), ("decision", "granted")])
-      #expect(shadowRefused.totalValue == 3)  // requests 3, 4 and 5
+      // Requests 3 and 4; request 5, refused by "api", does not decide the shadow policy (SPEC 4.3.1; 4.2 counted 3).
+      #expect(shadowRefused.totalValue == 2)
       #expect(granted.totalValue == 2)
       #expect(trial.peek(1, for: "client").remaining == 0 && !trial.peek(1, for: "client").isGranted)
       #expect(enforced.peek(1, for: "client").isGranted == false)
+    }
+
+    /// SPEC 4.3.1, "Fields tell what was decided": a response whose permits `counting` gives back reports `r` after
+    /// the give-back (`r` + the permits, at most `q`); a response that keeps them, `r` as decided.
+    @Test(arguments: [false, true])
+    func aGivenBackResponseReportsRemainingAfterTheGiveBack(live: Bool) async throws {
+      let logins = KeyedRateLimiter<String>(limit: 5, per: .seconds(900), clock: ManualClock())
+      let costly = KeyedRateLimiter<String>(limit: 5, per: .seconds(900), clock: ManualClock())
+      let router = Router(context: AddressContext.self)
+      router.group("login")
+        .add(
+          middleware: RateLimitMiddleware(RateLimitPolicy("login", logins, counting: .failures)) { _, _ in "client" }
+        )
+        .post { request, _ -> Response in
+          Response(status: request.uri.queryParameters["password"] == "right" ? .ok : .unauthorized)
+        }
+      router.group("export")
+        .add(
+          middleware: RateLimitMiddleware(RateLimitPolicy("export", costly, permits: 2, counting: .failures)) { _, _ in
+            "client"
+          }
+        )
+        .post { _, _ in Response(status: .ok) }
+      let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+      try await app.test(live ? .live : .router) { client in
+        func post(_ uri: String) async throws -> String {
+          try await client.execute(uri: uri, method: .post) {
+            "\($0.status.code) \($0.headers[HTTPField.Name("RateLimit")!] ?? "-")"
+          }
+        }
+        let success = try await post("/login?password=right")
+        #expect(success == #"200 "login";r=5;t=900"#)
+        let failure1 = try await post("/login?password=wrong")
+        #expect(failure1 == #"401 "login";r=4;t=900"#)
+        let failure2 = try await post("/login?password=wrong")
+        #expect(failure2 == #"401 "login";r=3;t=900"#)
+        let again = try await post("/login?password=right")
+        #expect(again == #"200 "login";r=3;t=900"#)
+        let export = try await post("/export")
+        #expect(export == #"200 "export";r=5;t=900"#)
+      }
+      #expect(logins.peek(1, for: "client").remaining == 2)
+    }
+
+    /// SPEC 4.3.1, "Outages are visible": single refusals stay at `debug`, a shadow policy's included (4.2 logged
+    /// every shadow refusal at `info`).
+    @Test func aShadowRefusalIsLoggedAtDebug() async throws {
+      let records = RecordedLogs()
+      var logger = Logger(label: "test") { _ in RecordingHandler(records: records) }
+      logger.logLevel = .trace
+      let router = Router()
+      router.add(
+        middleware: RateLimitMiddleware(
+          RateLimitPolicy("api", KeyedRateLimiter<String>(limit: 10, per: .seconds(60))),
+          RateLimitPolicy("trial", KeyedRateLimiter<String>(limit: 1, per: .seconds(60)), mode: .shadow)
+        ) { _, _ in "client" })
+      router.get("/") { _, _ in "ok" }
+      try await Application(router: router, logger: logger).test(.router) { client in
+        for _ in 0..<3 { try await client.execute(uri: "/", method: .get) { #expect($0.status == .ok) } }
+      }
+      let lines = records.entries.filter { $0.message == "shadow rate limit policies would have refused" }
+      #expect(lines.count == 2)
+      #expect(lines.allSatisfy { $0.level == .debug }, "\(lines.map(\.level))")
     }
 
     /// An `update` shows in the next response's fields: the middleware's fast path does not keep a stale quota.

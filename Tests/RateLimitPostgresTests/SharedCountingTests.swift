@@ -137,7 +137,8 @@
         #expect(
           refusing.count == 1 && refusing.allSatisfy { $0.contains("ratelimit_decide_operated_v1") }, "\(refusing)")
         #expect(refusal.retryAfter == .seconds(600))  // the penalty, set by that statement
-        #expect(second.shadowRefused == ["trial"])
+        // SPEC 4.3.1: an enforced refusal leaves the shadow undecided, counted as nothing (4.2 counted it).
+        #expect(second.shadowRefused == [])
         // The refused request kept nothing: the trial's permit is the first request's alone.
         #expect(try await trial.peek(for: "10.0.0.6").remaining == 0)
         #expect(try await logins.peek(for: "10.0.0.6").retryAfter.map { $0 > .seconds(590) } == true)

@@ -38,6 +38,32 @@
       }
     }
 
+    /// SPEC 4.3.1, "Fields tell what was decided": a response whose permits `counting` gives back reports `r` after
+    /// the give-back (`r` + the permits, at most `q`); one that keeps them, `r` as decided. In memory and live.
+    @Test(arguments: [false, true])
+    func aGivenBackResponseReportsRemainingAfterTheGiveBack(live: Bool) async throws {
+      let logins = KeyedRateLimiter<String>(limit: 5, per: .seconds(900), clock: ManualClock())
+      try await withApp { app in
+        Self.addLogin(app, RateLimitMiddleware(RateLimitPolicy("login", logins, counting: .failures)) { _ in "c" })
+        let tester: any TestingApplicationTester
+        if live {
+          app.http.server.configuration.port = 0
+          tester = try app.testing(method: .running(hostname: "127.0.0.1", port: 0))
+        } else {
+          tester = try app.testing()
+        }
+        for (password, expected) in [
+          ("right", #""login";r=5;t=900"#), ("wrong", #""login";r=4;t=900"#), ("wrong", #""login";r=3;t=900"#),
+          ("right", #""login";r=3;t=900"#),
+        ] {
+          try await tester.test(.POST, "login?password=\(password)") { response async in
+            #expect(response.headers.first(name: "RateLimit") == expected, "\(password)")
+          }
+        }
+      }
+      #expect(logins.peek(1, for: "c").remaining == 2)
+    }
+
     @Test func aPenaltyAndAShadowPolicy() async throws {
       let clock = ManualClock()
       let logins = KeyedRateLimiter<String>(limit: 1, per: .seconds(60), clock: clock)
@@ -66,7 +92,7 @@
           #expect(response.headers.first(name: "Retry-After") == "480")
         }
       }
-      // The third request's shadow grant was taken back with its refusal.
+      // The third request, refused by "login", never decided its shadow policy (SPEC 4.3.1; 4.2 took its grant back).
       #expect(trial.peek(1, for: "c").isGranted)
     }
   }
