@@ -250,6 +250,42 @@
   /// The local refusals stay bounded: a full table refuses no new key locally until a refusal it holds has
   /// passed, and then forgets those that have.
   @Suite struct LocalRefusalsTests {
+    /// SPEC 4.3.1: no refusal kept while not listening, nor one answered before the listener (re)started or an
+    /// operation was heard: any of them may have missed another process's reset.
+    @Test func aRefusalAnsweredBeforeListeningOrAnOperationIsNotKept() {
+      let refusals = LocalRefusals()
+      let key = ByteBuffer(string: "k")
+      refusals.refuse(key, answeredAt: 0, time: 10, restAt: 10, sent: .zero, epoch: refusals.epoch)
+      #expect(refusals.refusal(for: key, at: .zero) == nil, "not listening")
+      let before = refusals.epoch
+      refusals.listening(true)
+      refusals.refuse(key, answeredAt: 0, time: 10, restAt: 10, sent: .zero, epoch: before)
+      #expect(refusals.refusal(for: key, at: .zero) == nil, "sent before listening")
+      let sent = refusals.epoch
+      refusals.ended(for: ByteBuffer(string: "other"))
+      refusals.refuse(key, answeredAt: 0, time: 10, restAt: 10, sent: .zero, epoch: sent)
+      #expect(refusals.refusal(for: key, at: .zero) == nil, "an operation heard meanwhile")
+      refusals.refuse(key, answeredAt: 0, time: 10, restAt: 10, sent: .zero, epoch: refusals.epoch)
+      #expect(refusals.refusal(for: key, at: .zero) != nil)
+      refusals.listening(false)
+      #expect(refusals.refusal(for: key, at: .zero) == nil, "the listener lost")
+    }
+
+    /// The review of 4.3.1: the database's clock learned from each answer keeps the largest offset of the last
+    /// minute, so one answer read late does not pull every operation's deadline into the past.
+    @Test func oneLateAnswerDoesNotPullTheDeadlinesIn() async throws {
+      _ = try await TestDatabase.withClient { client in
+        let limiter = PostgresRateLimiter(client: client, name: "clock", limit: 1, per: .seconds(1))
+        let store = limiter.store
+        #expect(store.operationDeadline() == nil)
+        let now = store.localNanoseconds
+        store.learn(databaseClock: now + 1_000_000_000)
+        store.learn(databaseClock: now)  // read a second late
+        let deadline = try #require(store.operationDeadline())
+        #expect(deadline > now + 1_000_000_000)
+      }
+    }
+
     @Test func aFullTableTakesNoNewKeyUntilARefusalHasPassed() {
       let refusals = LocalRefusals()
       refusals.listening(true)

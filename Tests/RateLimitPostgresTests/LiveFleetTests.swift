@@ -254,6 +254,102 @@
       }
     }
 
+    /// The review of 4.3.1: a late booking revoked, or a refused request's grant taken back, frees permits that
+    /// another process may refuse locally: both notify, so that process answers as the database does.
+    @Test(arguments: ["revoke", "undo"]) func aGrantTakenBackEndsAnotherProcesssRefusal(_ how: String) async throws {
+      _ = try await TestDatabase.withClient { client in
+        try await TestDatabase.withClient { otherClient in
+          let name = TestDatabase.uniqueName()
+          let here = PostgresRateLimiter(
+            client: client, name: name, limit: 1, per: .seconds(60), timeout: TestDatabase.timeout)
+          let other = PostgresRateLimiter(
+            client: otherClient, name: name, limit: 1, per: .seconds(60), timeout: TestDatabase.timeout)
+          let made = try await other.decideUndoably(1, for: "k")
+          #expect(made.decision.isGranted)
+          #expect(try await !here.tryAcquire(for: "k"))
+          #expect(here.store.refusalInForce(for: ByteBuffer(string: "k")) != nil)
+          if how == "undo" {
+            _ = await made.undo()
+          } else {
+            _ = try await otherClient.query(
+              """
+              SELECT ratelimit_revoke_v4(\(ByteBuffer(string: name)), \(ByteBuffer(string: "k")), \(Int64(1)), \
+              \(Int64(60_000_000_000)), \(Int64?.none), \
+              (SELECT ids[1] FROM ratelimit_keys WHERE name = \(ByteBuffer(string: name)) AND key = \(ByteBuffer(string: "k"))), \
+              '1s')
+              """)
+          }
+          let started = ContinuousClock.now
+          while here.store.refusalInForce(for: ByteBuffer(string: "k")) != nil,
+            ContinuousClock.now - started < .seconds(5)
+          {
+            try await Task.sleep(for: .milliseconds(5))
+          }
+          #expect(ContinuousClock.now - started < .seconds(1))
+          #expect(try await here.tryAcquire(for: "k"))
+        }
+      }
+    }
+
+    /// The review of 4.3.1: a 4.2 process beside release 15 still operates keys (`ratelimit_operate_v1`,
+    /// `ratelimit_update_v1`, which release 15 first dropped: 42883 on every 4.2 `charge`, `block`, `update`).
+    @Test func aFourPointTwoProcessStillOperates() async throws {
+      _ = try await TestDatabase.withClient { client in
+        let name = TestDatabase.uniqueName()
+        let limiter = PostgresRateLimiter(
+          client: client, name: name, limit: 5, per: .seconds(60), timeout: TestDatabase.timeout)
+        try await limiter.prepare()
+        let (nameBytes, key) = (ByteBuffer(string: name), ByteBuffer(string: "k"))
+        _ = try await client.query(
+          """
+          SELECT * FROM ratelimit_operate_v1(\(nameBytes), \(key), \(Int64(5)), \(Int64(60_000_000_000)), \
+          \(Int64?.none), \(Int32(4)), \(Int64(60_000_000_000)), \(Int64?.none), '1s')
+          """)
+        #expect(try await !limiter.tryAcquire(for: "k"))
+        _ = try await client.query(
+          """
+          SELECT ratelimit_update_v1(\(nameBytes), \(Int64(7)), \(Int64(60_000_000_000)), \(Int64?.none), \
+          \(Int64?.none), '1s')
+          """)
+        #expect(try await limiter.decide(for: "other").limit == 7)
+      }
+    }
+
+    /// The review of 4.3.1: a limiter without limiting (`window: .zero`) stored "N per 1 ns" for a fresh name,
+    /// which every limited process of the name then adopted (no limit at all); it stores no rule now, and follows
+    /// none.
+    @Test func aLimiterWithoutLimitingStoresNoRule() async throws {
+      _ = try await TestDatabase.withClient { client in
+        let name = TestDatabase.uniqueName()
+        let unlimited = PostgresRateLimiter(
+          client: client, name: name, limit: 5, per: .zero, timeout: TestDatabase.timeout)
+        try await unlimited.prepare()
+        let limited = PostgresRateLimiter(
+          client: client, name: name, limit: 2, per: .seconds(60), timeout: TestDatabase.timeout)
+        #expect(try await limited.tryAcquire(for: "k"))
+        #expect(try await limited.tryAcquire(for: "k"))
+        #expect(try await !limited.tryAcquire(for: "k"))
+        #expect(limited.limit == 2 && limited.window == .seconds(60))
+        #expect(unlimited.window == .zero)
+      }
+    }
+
+    /// The review of 4.3.1: a penalised decision (a middleware's `penalty`) follows another process's `update`
+    /// as every other decision does.
+    @Test func aPenalisedDecisionFollowsTheStoredRule() async throws {
+      _ = try await TestDatabase.withClient { client in
+        let name = TestDatabase.uniqueName()
+        let here = PostgresRateLimiter(
+          client: client, name: name, limit: 5, per: .seconds(60), timeout: TestDatabase.timeout)
+        let other = PostgresRateLimiter(
+          client: client, name: name, limit: 5, per: .seconds(60), timeout: TestDatabase.timeout)
+        try await here.prepare()
+        try await other.update(limit: 9, per: .seconds(60))
+        let decision = try await here.decidePenalising(1, for: "k", penalty: .seconds(1)).decision
+        #expect(decision.isGranted && decision.limit == 9 && here.limit == 9, "\(decision)")
+      }
+    }
+
     /// Item 4 (SPEC 4.3.1, "the stored rule wins, and nobody traps"): a limiter made with other numbers than its
     /// name's stored rule trapped on its first decision; now it decides by the stored rule, reports it, warns
     /// once naming both, and scales its fallback by the same ratio. Another process's `update` is followed the

@@ -124,11 +124,10 @@
     /// kept until it hears them again.
     func listening(_ isListening: Bool) {
       state.withLock { state in
+        // Either way, a refusal answered before now may have missed an operation (made while not listening).
         state.isListening = isListening
-        if !isListening {
-          state.epoch &+= 1
-          state.refusals.removeAll()
-        }
+        state.epoch &+= 1
+        state.refusals.removeAll()
       }
     }
   }

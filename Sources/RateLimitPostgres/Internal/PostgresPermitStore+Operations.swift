@@ -59,6 +59,7 @@
         Self.revoke([(self, id)], ifSent: error, key: key)
         throw error
       }
+      adopt(row.stored)
       if !row.booked, permits == 1 {
         // Refused only during a block: its own, or one in force.
         localRefusals?.refuse(

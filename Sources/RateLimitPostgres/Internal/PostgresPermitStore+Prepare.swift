@@ -11,12 +11,14 @@
     /// adopts the one stored, within `deadline` each.
     func prepare(within deadline: Duration) async throws {
       _ = try await run(PostgresQuery(unsafeSQL: Schema.prepare), as: Int32.self, within: deadline)
-      let rule = configured.burst == nil ? "window" : "bucket"
+      // A limiter without limiting stores no rule for its name (it would be a rule of 1 ns: none at all).
+      let rule = configured.isUnlimited ? nil : configured.burst == nil ? "window" : "bucket"
       let burst = configured.burst.map(Int64.init)
       let query: PostgresQuery = """
         WITH stored AS (
           INSERT INTO ratelimit_names (name, rule, lim, win, burst) \
-          VALUES (\(nameBytes), \(rule), \(Int64(configured.limit)), \(windowNanoseconds), \(burst)) \
+          SELECT \(nameBytes), \(rule), \(Int64(configured.limit)), \(windowNanoseconds), \(burst) \
+          WHERE \(rule)::text IS NOT NULL \
           ON CONFLICT (name) DO NOTHING RETURNING lim, win, burst)
         SELECT lim, win, burst, ratelimit_clock() FROM (SELECT lim, win, burst FROM stored UNION ALL \
         SELECT lim, win, burst FROM ratelimit_names WHERE name = \(nameBytes)) AS rule LIMIT 1

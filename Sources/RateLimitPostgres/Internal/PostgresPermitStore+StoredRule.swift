@@ -17,7 +17,8 @@
     /// a name without limiting) change nothing.
     func adopt(_ stored: StoredRule) {
       if let clock = stored.clock { learn(databaseClock: clock) }
-      guard let limit = stored.limit, let window = stored.window, window > 0 else { return }
+      // A limiter without limiting neither stores a rule nor follows one (a 1 ns rule would be none at all).
+      guard !configured.isUnlimited, let limit = stored.limit, let window = stored.window, window > 0 else { return }
       if Self.rule(door.parameters, is: stored) { return }
       let parameters = PermitParameters(
         limit: Int(clamping: limit), window: .nanoseconds(window), burst: stored.burst.map { Int(clamping: $0) })
@@ -90,10 +91,16 @@
     var localNanoseconds: Int64 { Int64(clamping: wholeNanoseconds(ContinuousClock.now - started, roundingUp: false)) }
 
     /// `clock` (`ratelimit_clock()`) was read by a statement answered now: the offset between the two clocks,
-    /// at most the round trip below the true one (so deadlines computed from it are early, never late).
+    /// below the true one by the time the answer took to be read here (so deadlines computed from it are early,
+    /// never late). The largest of the last minute is kept: one answer read late does not pull every deadline
+    /// in, and a clock the database stepped back is followed within a minute.
     func learn(databaseClock clock: Int64) {
-      let offset = clock &- localNanoseconds
-      databaseClockOffset.withLock { $0 = offset }
+      let now = localNanoseconds
+      let offset = clock &- now
+      databaseClockOffset.withLock { kept in
+        if let (largest, at) = kept, largest >= offset, now &- at < 60_000_000_000 { return }
+        kept = (offset, now)
+      }
     }
 
     /// The database's clock by which an operation sent now must have run, or `nil` before the store has read the
@@ -101,7 +108,7 @@
     /// operation that runs later changes nothing and its caller has been told it failed (SPEC 4.3.1, "an
     /// operation that threw has not happened").
     func operationDeadline() -> Int64? {
-      guard let offset = databaseClockOffset.withLock({ $0 }) else { return nil }
+      guard let offset = databaseClockOffset.withLock({ $0?.offset }) else { return nil }
       return offset &+ localNanoseconds &+ wholeNanoseconds(timeout, roundingUp: false) / 2
     }
   }

@@ -63,7 +63,7 @@
     let ruleNotices = LockedValue(RuleNotices())
     /// When the store was made (``localNanoseconds``), and the database's clock less it, once read.
     let started = ContinuousClock.now
-    let databaseClockOffset = LockedValue<Int64?>(nil)
+    let databaseClockOffset = LockedValue<(offset: Int64, at: Int64)?>(nil)
 
     init(
       client: PostgresClient, name: String, door: PermitFrontDoor, clock: (any RateLimitClock)?, timeout: Duration,

@@ -31,6 +31,8 @@
       var entries: [Entry] = []
       var isListening = false
       var listenedOnce: [CheckedContinuation<Void, Never>] = []
+      /// Its task has ended (no store left, or the client shut down): a store registers with a new listener.
+      var hasEnded = false
     }
 
     private let state = LockedValue(State())
@@ -47,18 +49,18 @@
       guard let refusals = store.localRefusals else { return }
       let key = ObjectIdentifier(store.client)
       let (listener, start) = listeners.withLock { listeners -> (RefusalListener, Bool) in
-        if let listener = listeners[key] { return (listener, false) }
+        if let listener = listeners[key], !listener.state.withLock({ $0.hasEnded }) { return (listener, false) }
         let listener = RefusalListener(client: store.client, logger: store.logger)
         listeners[key] = listener
         return (listener, true)
       }
-      let isListening = listener.state.withLock { state in
+      listener.state.withLock { state in
         if !state.entries.contains(where: { $0.store === store }) {
           state.entries.append(Entry(store: store, refusals: refusals, name: store.name))
         }
-        return state.isListening
+        // Under the listener's lock, so that a connection lost meanwhile is seen after this.
+        if state.isListening { refusals.listening(true) }
       }
-      if isListening { refusals.listening(true) }
       if start { Task { await listener.run(key) } }
       await listener.waitUntilListening(within: limit)
     }
@@ -114,9 +116,12 @@
         listening(false)
         try? await Task.sleep(for: .seconds(1))
       }
+      // Ended for good: its stores keep no refusal, and later ones register with a listener of their own.
       Self.listeners.withLock { listeners in
-        if listeners[key] === self, !hasStores() { listeners[key] = nil }
+        state.withLock { $0.hasEnded = true }
+        if listeners[key] === self { listeners[key] = nil }
       }
+      listening(false)
     }
 
     /// Whether any registered store lives (the dead ones are dropped).
@@ -129,11 +134,10 @@
 
     /// Every store's refusals follow whether the listener listens; a listener that starts wakes its waiters.
     private func listening(_ isListening: Bool) {
-      let entries = state.withLock { state in
+      state.withLock { state in
         state.isListening = isListening
-        return state.entries
+        for entry in state.entries { entry.refusals.listening(isListening) }
       }
-      for entry in entries { entry.refusals.listening(isListening) }
       if isListening { wakeWaiters() }
     }
 

@@ -40,11 +40,11 @@
     return ["40P01", "40001", "23505"].contains(error.serverInfo?[.sqlState] ?? "")
   }
 
-  /// A refusal that concerns one key (its lock held elsewhere, a transient conflict), not the database: it does
-  /// not start the outage back-off.
+  /// A refusal that concerns one key (its lock held elsewhere, a transient conflict, an operation past its
+  /// deadline), not the database: it does not start the outage back-off (the database answered).
   func isOneKeysRefusal(_ error: any Error) -> Bool {
     guard let error = error as? PSQLError, error.code == .server else { return false }
-    return ["40P01", "40001", "23505", "55P03"].contains(error.serverInfo?[.sqlState] ?? "")
+    return ["40P01", "40001", "23505", "55P03", "RLLT1"].contains(error.serverInfo?[.sqlState] ?? "")
   }
 
   private let unavailableCodes: Set<PSQLError.Code> = [

@@ -81,11 +81,13 @@
   /// statement (`ratelimit_decide_penalising_v1`, release 10).
   struct DecidePenalisingStatement: PostgresPreparedStatement {
     static let sql = """
-      SELECT o_time, o_now, o_id, o_booked, o_remaining, o_rest_at, o_effective \
-      FROM ratelimit_decide_penalising_v1($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+      SELECT o_time, o_now, o_id, o_booked, o_remaining, o_rest_at, o_effective, \(StoredRule.columns) \
+      FROM ratelimit_decide_penalising_v1($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) d \(StoredRule.join)
       """
+    /// The decision, and the name's stored rule it was decided by.
     typealias Row = (
-      time: Int64, now: Int64, id: Int64?, booked: Bool, remaining: Int64, restAt: Int64, effective: Int64
+      time: Int64, now: Int64, id: Int64?, booked: Bool, remaining: Int64, restAt: Int64, effective: Int64,
+      stored: StoredRule
     )
 
     var key: KeyArguments
@@ -107,7 +109,12 @@
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      try row.decode((Int64, Int64, Int64?, Bool, Int64, Int64, Int64).self)
+      let (time, now, id, booked, remaining, restAt, effective, limit, window, burst, clock) = try row.decode(
+        (Int64, Int64, Int64?, Bool, Int64, Int64, Int64, Int64?, Int64?, Int64?, Int64?).self)
+      return (
+        time, now, id, booked, remaining, restAt, effective,
+        StoredRule(limit: limit, window: window, burst: burst, clock: clock)
+      )
     }
   }
 

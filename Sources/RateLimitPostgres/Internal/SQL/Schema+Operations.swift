@@ -278,6 +278,9 @@
                   INSERT INTO ratelimit_keys SELECT r.*;
               END IF;
           END IF;
+          -- Checked again last: a change that took past the deadline (a hot key brought back from its chunks) is
+          -- rolled back too.
+          PERFORM ratelimit_in_time_v1(p_until);
           IF changed AND p_op IN (2, 3) THEN
               -- A refund or reset ends every process's local refusal of the key once this commits (SPEC 4.3.1).
               PERFORM pg_notify('ratelimit_v1', encode(p_name, 'hex') || ':' || encode(p_key, 'hex'));
@@ -289,6 +292,26 @@
           o_rest_at := d.o_rest_at;
           o_effective := ratelimit_effective_v1(p_name, p_key, p_limit, p_window, p_burst, d.o_now);
       END
+      $f$;
+      """
+
+    /// 4.2's `ratelimit_operate_v1` and `ratelimit_update_v1`, which 4.2 processes call during a rolling deploy:
+    /// release 15's functions without a deadline.
+    static let operationsOf42Functions = """
+      CREATE OR REPLACE FUNCTION ratelimit_operate_v1(
+          p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_op integer,
+          p_amount bigint, p_now bigint, p_lock_timeout text,
+          OUT o_time bigint, OUT o_now bigint, OUT o_remaining bigint, OUT o_rest_at bigint,
+          OUT o_effective bigint)
+      LANGUAGE sql VOLATILE AS $f$
+          SELECT * FROM ratelimit_operate_v2(p_name, p_key, p_limit, p_window, p_burst, p_op, p_amount, p_now,
+              p_lock_timeout, NULL)
+      $f$;
+      CREATE OR REPLACE FUNCTION ratelimit_update_v1(
+          p_name bytea, p_limit bigint, p_window bigint, p_burst bigint, p_now bigint, p_lock_timeout text)
+          RETURNS void
+      LANGUAGE sql VOLATILE AS $f$
+          SELECT ratelimit_update_v2(p_name, p_limit, p_window, p_burst, p_now, p_lock_timeout, NULL)
       $f$;
       """
 
@@ -407,6 +430,7 @@
               floor_at = CASE WHEN stored.burst IS NULL THEN greatest(coalesce(stored.floor_at, small),
                   greatest(now_::numeric - stored.win, small)::bigint) ELSE stored.floor_at END
               WHERE name = p_name;
+          PERFORM ratelimit_in_time_v1(p_until);
           -- Every process ends its local refusals of the name once this commits (SPEC 4.3.1).
           PERFORM pg_notify('ratelimit_v1', encode(p_name, 'hex'));
       END

@@ -25,6 +25,8 @@
           PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
           INSERT INTO ratelimit_revoked (id) VALUES (p_id) ON CONFLICT DO NOTHING;
           PERFORM ratelimit_cancel_v4(p_name, p_key, p_limit, p_window, p_burst, p_id, NULL, true);
+          -- A late booking taken back may end other processes' refusals of the key (SPEC 4.3.1).
+          PERFORM pg_notify('ratelimit_v1', encode(p_name, 'hex') || ':' || encode(p_key, 'hex'));
       END
       $f$;
       """
@@ -200,6 +202,11 @@
           o_remaining := d.o_remaining;
           o_rest_at := d.o_rest_at;
           o_effective := ratelimit_effective_v1(p_name, p_key, p_limit, p_window, p_burst, d.o_now);
+          IF revoked_now > 0 AND d.o_remaining <= p_permits THEN
+              -- The key had no permit left before this give-back: other processes may refuse it locally (SPEC
+              -- 4.3.1).
+              PERFORM pg_notify('ratelimit_v1', encode(p_name, 'hex') || ':' || encode(p_key, 'hex'));
+          END IF;
           RETURN NEXT;
       END
       $f$;

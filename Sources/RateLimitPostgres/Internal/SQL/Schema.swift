@@ -114,11 +114,10 @@
         \(peekFunction)
         \(ruleFunction)
         \(inTimeFunction)
-        DROP FUNCTION IF EXISTS ratelimit_operate_v1(bytea, bytea, bigint, bigint, bigint, integer, bigint, bigint, text);
-        DROP FUNCTION IF EXISTS ratelimit_update_v1(bytea, bigint, bigint, bigint, bigint, text);
         \(operateFunction)
         \(decidePenalisingFunction)
         \(updateFunction)
+        \(operationsOf42Functions)
         DELETE FROM ratelimit_schema;
         INSERT INTO ratelimit_schema (version) VALUES (3);
         DELETE FROM ratelimit_release;
