@@ -24,16 +24,14 @@
       // An enforced part refused in this process refuses the request here: no statement, and the other parts,
       // shadows included, are not decided (SPEC 4.3.1: a shadow sent every locally refusable request to the
       // database). A shadow part refused here is decided with the others (it never refuses the request).
-      let refusals = zip(limiters, parts).map { limiter, part -> RateLimitDecision? in
-        guard part.permits == 1, !part.isShadow, !limiter.isUnlimited,
-          let (refusal, now) = limiter.store.refusalInForce(for: keyBytes)
-        else { return nil }
-        return limiter.report(refusal, at: now)
+      // Each enforced part's refusal in force, read once (one lock, one clock reading a part).
+      let inForce = zip(limiters, parts).map { limiter, part in
+        part.permits == 1 && !part.isShadow && !limiter.isUnlimited ? limiter.store.refusalInForce(for: keyBytes) : nil
       }
+      let refusals = zip(limiters, inForce).map { limiter, held in held.map { limiter.report($0.refusal, at: $0.now) } }
       // A penalty for a refusal by the rule (not a block's) is set by the caller, part by part.
-      let penalisedHere = zip(limiters, parts).contains { limiter, part in
-        part.penalty != nil && !part.isShadow && part.permits == 1
-          && limiter.store.refusalInForce(for: keyBytes).map { !$0.refusal.isBlock } == true
+      let penalisedHere = zip(parts, inForce).contains { part, held in
+        part.penalty != nil && held.map { !$0.refusal.isBlock } == true
       }
       if refusals.contains(where: { $0 != nil }), !penalisedHere {
         return zip(limiters, refusals).map { limiter, refusal in
