@@ -30,6 +30,8 @@ final class LeaseLines<Key: Hashable & Sendable>: LeaseOwner, @unchecked Sendabl
   /// Keys' records that went to rest, kept for the next key (a few), so that a warm key allocates only its lease.
   private var spares: [LeaseKey<Key>] = []
   private let clock: PermitClock
+  /// Tests waiting for a line to reach a length (``waitUntilWaiting(atLeast:for:)``).
+  private var lineWatchers: [(key: Key, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
   init(limit: Int, clock: PermitClock) {
     self.limit = limit
@@ -103,7 +105,28 @@ final class LeaseLines<Key: Hashable & Sendable>: LeaseOwner, @unchecked Sendabl
     for handOff in handOffs { handOff.resume() }
   }
 
+  /// Returns once at least `count` waiters wait in `key`'s line: for tests, which must know that a task has
+  /// joined the line before they act, without polling.
+  func waitUntilWaiting(atLeast count: Int, for key: Key) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let done = lock.withLock {
+        if (keys[key]?.line.count ?? 0) >= count { return true }
+        lineWatchers.append((key, count, continuation))
+        return false
+      }
+      if done { continuation.resume() }
+    }
+  }
+
   // MARK: - Under the lock
+
+  private func wakeWatchers(of key: Key, waiting: Int) {
+    lineWatchers.removeAll { watcher in
+      guard watcher.key == key, watcher.count <= waiting else { return false }
+      watcher.continuation.resume()
+      return true
+    }
+  }
 
   /// A lease now if `permits` fit beside the leases held and nobody waits; nil otherwise.
   private func grantNow(_ permits: Int, for key: Key) -> Lease? {
@@ -133,8 +156,10 @@ final class LeaseLines<Key: Hashable & Sendable>: LeaseOwner, @unchecked Sendabl
     // Deadlines are exclusive: `maxWait: .zero` is `tryAcquire` that throws.
     if waiter.deadline <= now { return .failure(RateLimiterError.waitedTooLong(maxWait: waiter.maxWait ?? .zero)) }
     // `grantNow` made the key's record if it had none, so it exists.
-    keys[key].unsafelyUnwrapped.line.append(waiter)
+    let line = keys[key].unsafelyUnwrapped
+    line.line.append(waiter)
     waiter.state = .waiting(continuation)
+    if !lineWatchers.isEmpty { wakeWatchers(of: key, waiting: line.line.count) }
     return nil
   }
 
