@@ -14,33 +14,32 @@
 /// let image = try await gpu.withLease { try await render(scene) }
 /// ```
 ///
-/// It is a ``KeyedConcurrencyLimiter`` of one key, and follows its rules.
+/// It keeps the lines of a ``KeyedConcurrencyLimiter`` for one key, and follows its rules.
 public final class ConcurrencyLimiter: Sendable {
   /// The one key.
   private enum Only: Hashable, Sendable { case key }
-  private let keyed: KeyedConcurrencyLimiter<Only>
+  private let lines: LeaseLines<Only>
 
   /// - Parameters:
   ///   - limit: The most permits held at once; at least 1 (a precondition naming the value).
   ///   - clock: Measures `maxWait`.
   public init(limit: Int, clock: some RateLimitClock = .dispatch) {
-    requirePositive(limit, "limit", of: "ConcurrencyLimiter")
-    keyed = KeyedConcurrencyLimiter(limit: limit, clock: clock)
+    lines = LeaseLines(limit: limit, clock: clock, typeName: "ConcurrencyLimiter")
   }
 
   /// The limit now.
-  public var limit: Int { keyed.limit }
+  public var limit: Int { lines.currentLimit }
 
   /// Permits held by leases now.
-  public var inUse: Int { keyed.inUse(for: .key) }
+  public var inUse: Int { lines.inUse(for: .key) }
 
   /// A lease now if `permits` are free and nobody waits; `nil` otherwise. Never waits.
-  public func tryAcquire(_ permits: Int = 1) -> Lease? { keyed.tryAcquire(permits, for: .key) }
+  public func tryAcquire(_ permits: Int = 1) -> Lease? { lines.tryAcquire(permits, for: .key) }
 
   /// Waits for its turn, then returns the lease (``KeyedConcurrencyLimiter/acquire(_:for:within:)``'s checks and
   /// errors).
   public func acquire(_ permits: Int = 1, within maxWait: Duration? = nil) async throws -> Lease {
-    try await keyed.acquire(permits, for: .key, within: maxWait)
+    try await lines.acquire(permits, for: .key, within: maxWait)
   }
 
   /// Runs `body` holding a lease of `permits`; releases it when `body` returns or throws.
@@ -54,8 +53,8 @@ public final class ConcurrencyLimiter: Sendable {
   }
 
   /// `tryAcquire`, and the key after it.
-  public func decide(_ permits: Int = 1) -> LeaseDecision { keyed.decide(permits, for: .key) }
+  public func decide(_ permits: Int = 1) -> LeaseDecision { lines.decide(permits, for: .key) }
 
   /// A new limit from now on; leases held stay held (``KeyedConcurrencyLimiter/update(limit:)``).
-  public func update(limit: Int) { keyed.update(limit: limit) }
+  public func update(limit: Int) { lines.update(limit: limit) }
 }

@@ -26,8 +26,7 @@ public final class KeyedConcurrencyLimiter<Key: Hashable & Sendable>: Sendable {
   ///   - limit: The most permits a key's leases hold at once; at least 1 (a precondition naming the value).
   ///   - clock: Measures `maxWait`.
   public init(limit: Int, clock: some RateLimitClock = .dispatch) {
-    requirePositive(limit, "limit", of: "KeyedConcurrencyLimiter")
-    lines = LeaseLines(limit: limit, clock: PermitClock(clock))
+    lines = LeaseLines(limit: limit, clock: clock, typeName: "KeyedConcurrencyLimiter")
   }
 
   /// The limit now (``update(limit:)`` changes it).
@@ -44,8 +43,7 @@ public final class KeyedConcurrencyLimiter<Key: Hashable & Sendable>: Sendable {
   ///
   /// - Parameter permits: At least 1 (a precondition naming the value).
   public func tryAcquire(_ permits: Int = 1, for key: Key) -> Lease? {
-    requirePositive(permits, "permits", of: "KeyedConcurrencyLimiter")
-    return lines.tryAcquire(permits, for: key)
+    lines.tryAcquire(permits, for: key)
   }
 
   /// Waits for its turn in `key`'s line, then returns the lease.
@@ -58,9 +56,7 @@ public final class KeyedConcurrencyLimiter<Key: Hashable & Sendable>: Sendable {
   ///   lowers the limit below `permits` while it waits), ``RateLimiterError/waitedTooLong(maxWait:)``,
   ///   `CancellationError`. Each takes nothing.
   public func acquire(_ permits: Int = 1, for key: Key, within maxWait: Duration? = nil) async throws -> Lease {
-    requirePositive(permits, "permits", of: "KeyedConcurrencyLimiter")
-    if let maxWait { requireNonNegative(maxWait, "maxWait", of: "KeyedConcurrencyLimiter") }
-    return try await lines.acquire(permits, for: key, within: maxWait)
+    try await lines.acquire(permits, for: key, within: maxWait)
   }
 
   /// Runs `body` holding a lease of `permits` for `key`; releases it when `body` returns, throws or is cancelled,
@@ -77,8 +73,7 @@ public final class KeyedConcurrencyLimiter<Key: Hashable & Sendable>: Sendable {
   /// Decides exactly as ``tryAcquire(_:for:)`` and reports the key after it: `remaining` is `limit − inUse`
   /// (0 if below, or while anyone waits for the key).
   public func decide(_ permits: Int = 1, for key: Key) -> LeaseDecision {
-    requirePositive(permits, "permits", of: "KeyedConcurrencyLimiter")
-    return lines.decide(permits, for: key)
+    lines.decide(permits, for: key)
   }
 
   /// A new limit from the next decision on. Leases held stay held (`inUse` may exceed a lowered limit until
@@ -87,7 +82,6 @@ public final class KeyedConcurrencyLimiter<Key: Hashable & Sendable>: Sendable {
   ///
   /// - Parameter limit: At least 1 (a precondition naming the value).
   public func update(limit: Int) {
-    requirePositive(limit, "limit", of: "KeyedConcurrencyLimiter")
     lines.update(limit: limit)
   }
 }

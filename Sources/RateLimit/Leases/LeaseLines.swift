@@ -33,9 +33,15 @@ final class LeaseLines<Key: Hashable & Sendable>: LeaseOwner, @unchecked Sendabl
   /// Tests waiting for a line to reach a length (``waitUntilWaiting(atLeast:for:)``).
   private var lineWatchers: [(key: Key, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
-  init(limit: Int, clock: PermitClock) {
+  /// The façade's name, for the preconditions' messages.
+  private let typeName: StaticString
+
+  /// Checks `limit` (at least 1, a precondition naming the value) on behalf of `typeName`.
+  init(limit: Int, clock: some RateLimitClock, typeName: StaticString) {
+    requirePositive(limit, "limit", of: typeName)
     self.limit = limit
-    self.clock = clock
+    self.clock = PermitClock(clock)
+    self.typeName = typeName
   }
 
   var currentLimit: Int { lock.withLock { limit } }
@@ -43,11 +49,13 @@ final class LeaseLines<Key: Hashable & Sendable>: LeaseOwner, @unchecked Sendabl
   func inUse(for key: Key) -> Int { lock.withLock { keys[key]?.inUse ?? 0 } }
 
   func tryAcquire(_ permits: Int, for key: Key) -> Lease? {
-    lock.withLock { grantNow(permits, for: key) }
+    requirePositive(permits, "permits", of: typeName)
+    return lock.withLock { grantNow(permits, for: key) }
   }
 
   func decide(_ permits: Int, for key: Key) -> LeaseDecision {
-    lock.withLock {
+    requirePositive(permits, "permits", of: typeName)
+    return lock.withLock {
       let lease = grantNow(permits, for: key)
       let remaining = keys[key].map { $0.line.isEmpty ? Swift.max(0, limit - $0.inUse) : 0 } ?? limit
       return LeaseDecision(lease: lease, limit: limit, remaining: remaining)
@@ -56,6 +64,8 @@ final class LeaseLines<Key: Hashable & Sendable>: LeaseOwner, @unchecked Sendabl
 
   /// Capacity, then cancellation, then the line (SPEC 4.4, "Order of checks").
   func acquire(_ permits: Int, for key: Key, within maxWait: Duration?) async throws -> Lease {
+    requirePositive(permits, "permits", of: typeName)
+    if let maxWait { requireNonNegative(maxWait, "maxWait", of: typeName) }
     let start = maxWait == nil ? 0 : clock.now()
     let deadline = maxWait.map { Nanoseconds.adding(start, Nanoseconds.roundingDown($0)) } ?? .max
     let waiter = LeaseWaiter(permits: permits, deadline: deadline, maxWait: maxWait)
@@ -75,6 +85,7 @@ final class LeaseLines<Key: Hashable & Sendable>: LeaseOwner, @unchecked Sendabl
   }
 
   func update(limit newLimit: Int) {
+    requirePositive(newLimit, "limit", of: typeName)
     let handOffs: [LeaseHandOff] = lock.withLock {
       limit = newLimit
       var handOffs: [LeaseHandOff] = []
