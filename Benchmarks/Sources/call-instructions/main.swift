@@ -12,6 +12,8 @@ import RateLimit
 // kd decide, kp peek (4.2); rt RateLimiter.tryAcquire; ku `update` of a KeyedRateLimiter token bucket holding 10,000
 // keys in debt, or the third argument's count (up to 16 updates: not the 33rd, which brings every key under the updates
 // kept; run with SWIFT_DETERMINISTIC_HASHING=1, or the keys' hashing differs from one run to the other).
+// Leases (4.4): ct `tryAcquire` + `release` on a warm key of a KeyedConcurrencyLimiter (another lease held on it),
+// cc the same on a key that comes to rest after every release, cl on a ConcurrencyLimiter.
 let mode = CommandLine.arguments[1]
 let count = Int(CommandLine.arguments[2])!
 let queue = DispatchQueue(label: "cg")
@@ -71,5 +73,14 @@ case "ku":
 case "rt":
   let l = RateLimiter(limit: 1_000_000_000, per: .seconds(1), burst: 1_000_000)
   drive { _ in _ = l.tryAcquire() }
+case "ct", "cc":
+  let l = KeyedConcurrencyLimiter<String>(limit: 1_000_000)
+  let key = "client-1"
+  let warm = mode == "ct" ? l.tryAcquire(for: key) : nil
+  drive { _ in l.tryAcquire(for: key)?.release() }
+  withExtendedLifetime(warm) {}
+case "cl":
+  let l = ConcurrencyLimiter(limit: 1_000_000)
+  drive { _ in l.tryAcquire()?.release() }
 default: fatalError()
 }

@@ -16,9 +16,8 @@
 ///
 /// It keeps the lines of a ``KeyedConcurrencyLimiter`` for one key, and follows its rules.
 public final class ConcurrencyLimiter: Sendable {
-  /// The one key.
-  private enum Only: Hashable, Sendable { case key }
-  private let lines: LeaseLines<Only>
+  /// The lines, of one key: `Int` 0, a key the lines' code is specialized for.
+  private let lines: LeaseLines<Int>
 
   /// - Parameters:
   ///   - limit: The most permits held at once; at least 1 (a precondition naming the value).
@@ -31,15 +30,15 @@ public final class ConcurrencyLimiter: Sendable {
   public var limit: Int { lines.currentLimit }
 
   /// Permits held by leases now.
-  public var inUse: Int { lines.inUse(for: .key) }
+  public var inUse: Int { lines.inUse(for: 0) }
 
   /// A lease now if `permits` are free and nobody waits; `nil` otherwise. Never waits.
-  public func tryAcquire(_ permits: Int = 1) -> Lease? { lines.tryAcquire(permits, for: .key) }
+  public func tryAcquire(_ permits: Int = 1) -> Lease? { lines.tryAcquire(permits, for: 0) }
 
   /// Waits for its turn, then returns the lease (``KeyedConcurrencyLimiter/acquire(_:for:within:)``'s checks and
   /// errors).
   public func acquire(_ permits: Int = 1, within maxWait: Duration? = nil) async throws -> Lease {
-    try await lines.acquire(permits, for: .key, within: maxWait)
+    try await lines.acquire(permits, for: 0, within: maxWait)
   }
 
   /// Runs `body` holding a lease of `permits`; releases it when `body` returns or throws.
@@ -53,7 +52,7 @@ public final class ConcurrencyLimiter: Sendable {
   }
 
   /// `tryAcquire`, and the key after it.
-  public func decide(_ permits: Int = 1) -> LeaseDecision { lines.decide(permits, for: .key) }
+  public func decide(_ permits: Int = 1) -> LeaseDecision { lines.decide(permits, for: 0) }
 
   /// A new limit from now on; leases held stay held (``KeyedConcurrencyLimiter/update(limit:)``).
   public func update(limit: Int) { lines.update(limit: limit) }

@@ -33,6 +33,8 @@ public final class KeyedConcurrencyLimiter<Key: Hashable & Sendable>: Sendable {
   public var limit: Int { lines.currentLimit }
 
   /// The permits `key`'s leases hold now.
+  @_specialize(where Key == String)
+  @_specialize(where Key == Int)
   public func inUse(for key: Key) -> Int { lines.inUse(for: key) }
 
   /// Keys holding a lease or waited for, now.
@@ -42,6 +44,8 @@ public final class KeyedConcurrencyLimiter<Key: Hashable & Sendable>: Sendable {
   /// limit included). Never waits.
   ///
   /// - Parameter permits: At least 1 (a precondition naming the value).
+  @_specialize(where Key == String)
+  @_specialize(where Key == Int)
   public func tryAcquire(_ permits: Int = 1, for key: Key) -> Lease? {
     lines.tryAcquire(permits, for: key)
   }
@@ -72,6 +76,8 @@ public final class KeyedConcurrencyLimiter<Key: Hashable & Sendable>: Sendable {
 
   /// Decides exactly as ``tryAcquire(_:for:)`` and reports the key after it: `remaining` is `limit − inUse`
   /// (0 if below, or while anyone waits for the key).
+  @_specialize(where Key == String)
+  @_specialize(where Key == Int)
   public func decide(_ permits: Int = 1, for key: Key) -> LeaseDecision {
     lines.decide(permits, for: key)
   }

@@ -14,12 +14,12 @@ public final class Lease: Sendable {
   public let permits: Int
   /// Whoever gives the permits back: the limiter that granted them.
   let owner: any LeaseOwner
-  /// The owner's own record of where the permits are held (one key's line), if it keeps one.
-  let holder: (any AnyObject & Sendable)?
+  /// Where a limiter of this library holds the permits (one key's record); nil for an app's own lease.
+  let holder: LeaseHolding?
   /// Whether the lease was released.
   // nonisolated(unsafe): read and written only by `owner.release(_:)`, under the owner's lock (``LeaseOwner``),
-  // so that a release costs one lock in all.
-  nonisolated(unsafe) var isReleased = false
+  // so that a release costs one lock in all (`@exclusivity(unchecked)`: no access overlaps another).
+  @exclusivity(unchecked) nonisolated(unsafe) var isReleased = false
 
   /// A lease whose `release()` (or deallocation) calls `release` once: for an app's own limiter.
   ///
@@ -32,7 +32,7 @@ public final class Lease: Sendable {
     self.holder = nil
   }
 
-  init(permits: Int, owner: any LeaseOwner, holder: (any AnyObject & Sendable)?) {
+  init(permits: Int, owner: any LeaseOwner, holder: LeaseHolding) {
     self.permits = permits
     self.owner = owner
     self.holder = holder

@@ -1,11 +1,44 @@
-/// One key's leases and line. A class, so that a lease can point at where its permits are held and give them back
-/// without looking the key up.
-final class LeaseKey<Key: Hashable & Sendable>: @unchecked Sendable {
-  // @unchecked Sendable: every field is touched only under the lock of the one `LeaseLines` that owns it.
-  var key: Key?
+/// Where one key's leases are held: the permits in use and the line. What a release needs, without the key's
+/// type, so that a release is the same short code whatever the key.
+class LeaseHolding: @unchecked Sendable {
+  // @unchecked Sendable: every field is touched only under the lock of the one `LeaseLines` that owns it
+  // (`@exclusivity(unchecked)`: so no access overlaps another, and none calls back into the limiter).
   /// Permits held by leases now.
-  var inUse = 0
-  var line = LeaseWaiterLine()
+  @exclusivity(unchecked) final var inUse = 0
+  @exclusivity(unchecked) final var line = LeaseWaiterLine()
+}
+
+/// One key's record: a class, so that a lease points at where its permits are held and gives them back without
+/// looking the key up.
+final class LeaseKey<Key: Hashable & Sendable>: LeaseHolding, @unchecked Sendable {
+  // @unchecked Sendable: as `LeaseHolding`.
+  @exclusivity(unchecked) var key: Key?
+}
+
+/// The lock and the limit of a limiter's leases, and the release of a lease: the one piece of ``LeaseLines`` that
+/// is not generic, so that a release through ``LeaseOwner`` runs specialized code whatever the key.
+class LeaseLock: LeaseOwner, @unchecked Sendable {
+  // @unchecked Sendable: `limit` is touched only under `lock`.
+  final let lock = Lock()
+  @exclusivity(unchecked) final var limit: Int
+
+  init(limit: Int) { self.limit = limit }
+
+  final func release(_ lease: Lease) {
+    let handOffs: [LeaseHandOff] = lock.withLock {
+      if lease.isReleased { return [] }
+      lease.isReleased = true
+      let state = lease.holder.unsafelyUnwrapped
+      state.inUse -= lease.permits
+      // Nobody to serve and the key still in use: nothing else to do.
+      if state.inUse != 0, state.line.isEmpty { return [] }
+      return settle(state)
+    }
+    for handOff in handOffs { handOff.resume() }
+  }
+
+  /// Under the lock, after permits came back: serves `state`'s line and forgets its key if it is at rest.
+  func settle(_ state: LeaseHolding) -> [LeaseHandOff] { preconditionFailure("LeaseLines overrides settle") }
 }
 
 /// The rules of leases, for every key of one limiter, under one lock: at most `limit` permits held per key,
@@ -21,17 +54,15 @@ final class LeaseKey<Key: Hashable & Sendable>: @unchecked Sendable {
 /// try 1          1      [b]     nil: nobody jumps the line
 /// a.release()    2      —       b served inside release()
 /// ```
-final class LeaseLines<Key: Hashable & Sendable>: LeaseOwner, @unchecked Sendable {
-  // @unchecked Sendable: `limit`, `keys` and `spares` (and the keys' and waiters' fields) are touched only under
-  // `lock`; `clock` is immutable.
-  private let lock = Lock()
-  private var limit: Int
-  private var keys: [Key: LeaseKey<Key>] = [:]
+final class LeaseLines<Key: Hashable & Sendable>: LeaseLock, @unchecked Sendable {
+  // @unchecked Sendable: `keys`, `spares` and `lineWatchers` (and the keys' and waiters' fields) are touched only
+  // under `lock` (`@exclusivity(unchecked)`: no access overlaps another); the rest is immutable.
+  @exclusivity(unchecked) private var keys: [Key: LeaseKey<Key>] = [:]
   /// Keys' records that went to rest, kept for the next key (a few), so that a warm key allocates only its lease.
-  private var spares: [LeaseKey<Key>] = []
+  @exclusivity(unchecked) private var spares: [LeaseKey<Key>] = []
   private let clock: PermitClock
   /// Tests waiting for a line to reach a length (``waitUntilWaiting(atLeast:for:)``).
-  private var lineWatchers: [(key: Key, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+  @exclusivity(unchecked) private var lineWatchers: [(key: Key, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
   /// The façade's name, for the preconditions' messages.
   private let typeName: StaticString
@@ -39,9 +70,9 @@ final class LeaseLines<Key: Hashable & Sendable>: LeaseOwner, @unchecked Sendabl
   /// Checks `limit` (at least 1, a precondition naming the value) on behalf of `typeName`.
   init(limit: Int, clock: some RateLimitClock, typeName: StaticString) {
     requirePositive(limit, "limit", of: typeName)
-    self.limit = limit
     self.clock = PermitClock(clock)
     self.typeName = typeName
+    super.init(limit: limit)
   }
 
   var currentLimit: Int { lock.withLock { limit } }
@@ -103,17 +134,15 @@ final class LeaseLines<Key: Hashable & Sendable>: LeaseOwner, @unchecked Sendabl
     for handOff in handOffs { handOff.resume() }
   }
 
-  func release(_ lease: Lease) {
-    let handOffs: [LeaseHandOff] = lock.withLock {
-      if lease.isReleased { return [] }
-      lease.isReleased = true
-      let state = unsafeDowncast(lease.holder.unsafelyUnwrapped, to: LeaseKey<Key>.self)
-      state.inUse -= lease.permits
-      let handOffs = state.line.isEmpty ? [] : serve(state)
-      retireIfAtRest(state)
-      return handOffs
-    }
-    for handOff in handOffs { handOff.resume() }
+  // Specialized for the keys the façades use most (and `ConcurrencyLimiter`'s `Int`): `LeaseLock.release` calls
+  // it through the vtable, which runs the generic body otherwise (a key coming to rest cost 4 times more).
+  @_specialize(where Key == String)
+  @_specialize(where Key == Int)
+  override func settle(_ state: LeaseHolding) -> [LeaseHandOff] {
+    let state = unsafeDowncast(state, to: LeaseKey<Key>.self)
+    let handOffs = state.line.isEmpty ? [] : serve(state)
+    retireIfAtRest(state)
+    return handOffs
   }
 
   /// Returns once at least `count` waiters wait in `key`'s line: for tests, which must know that a task has
