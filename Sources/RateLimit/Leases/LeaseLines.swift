@@ -62,7 +62,8 @@ final class LeaseLines<Key: Hashable & Sendable>: LeaseLock, @unchecked Sendable
   @exclusivity(unchecked) private var spares: [LeaseKey<Key>] = []
   private let clock: PermitClock
   /// Tests waiting for a line to reach a length (``waitUntilWaiting(atLeast:for:)``).
-  @exclusivity(unchecked) private var lineWatchers: [(key: Key, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+  @exclusivity(unchecked) private var lineWatchers:
+    [(key: Key, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
   /// The façade's name, for the preconditions' messages.
   private let typeName: StaticString
