@@ -1,4 +1,5 @@
 import RateLimit
+import RateLimitStoreKit
 import Testing
 
 /// `KeyedRateLimiter` against the rule that defines it: each key behaves exactly as its own `RateLimiter`. Random
