@@ -111,7 +111,8 @@ let package = Package(
       ],
       swiftSettings: upcomingFeatures),
     // One set of scenarios, with the SPEC's answers written out, that every store must pass: the in-process
-    // KeyedRateLimiter (RateLimitTests) and PostgresRateLimiter (RateLimitPostgresTests). Not a product.
+    // KeyedRateLimiter (RateLimitTests) and PostgresRateLimiter (RateLimitPostgresTests); and the tests' one seeded
+    // random generator (every test target that draws timelines). Not a product.
     .target(
       name: "RateLimitStoreKit", dependencies: ["RateLimit"], path: "Tests/RateLimitStoreKit",
       swiftSettings: upcomingFeatures),
@@ -119,7 +120,8 @@ let package = Package(
       name: "RateLimitTests", dependencies: ["RateLimit", "RateLimitDiagrams", "RateLimitStoreKit"],
       swiftSettings: upcomingFeatures),
     .testTarget(
-      name: "RateLimitHTTPTests", dependencies: ["RateLimit", "RateLimitHTTP"], swiftSettings: upcomingFeatures),
+      name: "RateLimitHTTPTests", dependencies: ["RateLimit", "RateLimitHTTP", "RateLimitStoreKit"],
+      swiftSettings: upcomingFeatures),
     // Runs against a real PostgreSQL server (RATELIMIT_POSTGRES_URL); empty without the trait.
     .testTarget(
       name: "RateLimitPostgresTests",

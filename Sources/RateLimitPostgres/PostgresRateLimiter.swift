@@ -77,7 +77,7 @@
 
     /// Statements this limiter has sent for decisions (one per lone decision, one per batch): what the
     /// benchmarks count beside the decisions made.
-    @_spi(RateLimitIntegration) public var _statementsSent: Int { store.coalescer.counts.statements }
+    @_spi(RateLimitIntegration) public var statementsSent: Int { store.coalescer.counts.statements }
 
     var capacity: Int { door.capacity }
     var isUnlimited: Bool { door.isUnlimited }

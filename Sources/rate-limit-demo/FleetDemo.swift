@@ -46,7 +46,7 @@
     }
 
     static func fleet(url: String) async -> Int32 {
-      guard let configuration = _loopbackConfiguration(url: url) else {
+      guard let configuration = loopbackConfiguration(url: url) else {
         fail("not a postgres://user@host:port/database URL: \(url)")
         return 2
       }
@@ -90,7 +90,7 @@
     }
 
     static func updateWorker(_ arguments: [String]) async -> Int32 {
-      guard let configuration = _loopbackConfiguration(url: arguments[0]), let limit = Int(arguments[2]),
+      guard let configuration = loopbackConfiguration(url: arguments[0]), let limit = Int(arguments[2]),
         let window = Int(arguments[3]), let newLimit = Int(arguments[4])
       else {
         fail("bad --fleet-update-worker arguments: \(arguments)")
@@ -116,7 +116,7 @@
     }
 
     static func worker(_ arguments: [String]) async -> Int32 {
-      guard let configuration = _loopbackConfiguration(url: arguments[0]), let limit = Int(arguments[2]),
+      guard let configuration = loopbackConfiguration(url: arguments[0]), let limit = Int(arguments[2]),
         let window = Int(arguments[3]), let burst = Int(arguments[4]), let tasks = Int(arguments[5]),
         let requests = Int(arguments[6])
       else {
@@ -163,7 +163,7 @@
     }
 
     static func keysWorker(_ arguments: [String]) async -> Int32 {
-      guard let configuration = _loopbackConfiguration(url: arguments[0]), let limit = Int(arguments[2]),
+      guard let configuration = loopbackConfiguration(url: arguments[0]), let limit = Int(arguments[2]),
         let window = Int(arguments[3]), let tasks = Int(arguments[4]), let keys = Int(arguments[5]),
         let milliseconds = Int(arguments[6]), keys > 0
       else {

@@ -121,7 +121,7 @@
       let router = Router(context: Context.self)
       if arguments.count == 3 {
         #if Postgres
-          guard let configuration = _loopbackConfiguration(url: arguments[2]) else {
+          guard let configuration = loopbackConfiguration(url: arguments[2]) else {
             var line = "rate-limit-demo: not a postgres:// URL on a loopback address: \(arguments[2])\n"
             line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
             return 2

@@ -1,5 +1,6 @@
 import RateLimit
 import RateLimitHTTP
+import RateLimitStoreKit
 import Testing
 
 /// SPEC 4.2, "a correction to 4.1: the values of `t`, `q` and `w`" (draft-ietf-httpapi-ratelimit-headers-11).
@@ -52,7 +53,7 @@ import Testing
   @Test(arguments: [false, true]) func retryAfterIsNeverEarlierThanT(bucket: Bool) async throws {
     var generator = SystemRandomNumberGenerator()
     let seed = UInt64.random(in: 0...UInt64.max, using: &generator)
-    var random = SplitMix(seed: seed)
+    var random = SeededGenerator(seed: seed)
     for round in 0..<50 {
       let clock = ManualClock()
       let limit = Int.random(in: 1...5, using: &random)
@@ -78,18 +79,5 @@ import Testing
         }
       }
     }
-  }
-}
-
-/// A small seeded generator (SplitMix64), so that a failing timeline can be replayed from its seed.
-struct SplitMix: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

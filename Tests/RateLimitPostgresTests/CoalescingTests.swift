@@ -2,6 +2,7 @@
   import PostgresNIO
   import RateLimit
   @testable import RateLimitPostgres
+  import RateLimitStoreKit
   import Testing
 
   /// SPEC 4.1, "the fleet at the database's speed": concurrent decisions share round trips, with the answers of

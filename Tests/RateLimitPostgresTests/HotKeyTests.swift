@@ -2,6 +2,7 @@
   import PostgresNIO
   import RateLimit
   @testable import RateLimitPostgres
+  import RateLimitStoreKit
   import Testing
 
   /// Issue 40 item 6: a hot key's grant rewrote every booking the key held (O(N): 0.6 ms at 3,000, 1.6 ms at

@@ -3,6 +3,7 @@
   import PostgresNIO
   import RateLimit
   import RateLimitPostgres
+  import RateLimitStoreKit
   import Testing
 
   /// SPEC 4.2, "Operating a key", against a real server: `PostgresRateLimiter(.clock(c))` answers every

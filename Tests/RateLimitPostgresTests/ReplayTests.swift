@@ -2,6 +2,7 @@
   import PostgresNIO
   import RateLimit
   @testable import RateLimitPostgres
+  import RateLimitStoreKit
   import Testing
 
   /// SPEC 4.0, "the same rules": random single-key timelines replayed against `PostgresRateLimiter(.clock)` and
@@ -128,19 +129,6 @@
     var nanoseconds: Int64 {
       let (seconds, attoseconds) = components
       return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-  }
-
-  /// SplitMix64: a seeded generator, so that a failing timeline can be replayed from the seed it prints.
-  struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
     }
   }
 #endif

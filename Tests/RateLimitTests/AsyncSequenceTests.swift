@@ -1,5 +1,6 @@
 import Dispatch
 import RateLimitDiagrams
+import RateLimitStoreKit
 import Testing
 
 @testable import RateLimit

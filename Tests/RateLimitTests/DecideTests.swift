@@ -1,4 +1,5 @@
 import RateLimit
+import RateLimitStoreKit
 import Testing
 
 /// `decide` against `tryAcquire` and the limiter's own answers, on random timelines, both rules.

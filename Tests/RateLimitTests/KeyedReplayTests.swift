@@ -1,4 +1,5 @@
 import RateLimit
+import RateLimitStoreKit
 import Testing
 
 /// `KeyedRateLimiter` against the rule that defines it: each key behaves exactly as its own `RateLimiter`. Random
@@ -69,7 +70,7 @@ import Testing
         let step = Int64(generator.next() % UInt64(setup.window + 2))
         // Back only for windows. A token bucket key found full is forgotten; when the clock then goes back, Go's
         // arithmetic, which `RateLimiter` follows exactly, takes back refill earned since the key's last booking,
-        // and a forgotten key has nothing to take it back from (README, "Choices where the rules are silent").
+        // and a forgotten key has nothing to take it back from (the article "Choices where the rules are silent").
         now += setup.burst == nil && generator.next() % 8 == 0 ? -step : step
         clock.now = .nanoseconds(now)
         for reference in clocks { reference.now = .nanoseconds(now) }

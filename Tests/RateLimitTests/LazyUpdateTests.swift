@@ -1,3 +1,4 @@
+import RateLimitStoreKit
 import Testing
 
 @testable import RateLimit

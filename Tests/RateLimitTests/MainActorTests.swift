@@ -72,7 +72,7 @@ import Testing
     #expect(count == 1)
   }
 
-  /// The README's "Testing your code with ManualClock" example, verbatim.
+  /// The first example of the article "Testing with ManualClock" (the README's until it became a first page).
   @Test func searchesOnlyTheLatestTextAfterAPause() {
     let clock = ManualClock()
     var searched: [String] = []

@@ -1,4 +1,5 @@
 import RateLimit
+import RateLimitStoreKit
 import Testing
 
 /// Operating a key (SPEC 4.2, "Operating a key: the rules"), with the SPEC's answers written out, on

@@ -1,4 +1,5 @@
 import Dispatch
+import RateLimitStoreKit
 import Testing
 
 @testable import RateLimit

@@ -50,7 +50,7 @@ public import Dispatch
 /// order the rules decided them (on a concurrent queue such as `.global()`, they may still run side by side).
 /// Call ``invalidate()`` on teardown; deallocating the debouncer does the same. However many calls arrive, at most
 /// one timer is armed: a call moves the deadline, and a timer that fires before it re-arms for the remainder.
-public final class Debouncer<Value: Sendable>: _EngineBackedLimiter {
+public final class Debouncer<Value: Sendable>: ActionLimiter {
   /// The quiet period (T). `.zero` runs every call, in order, with its own value.
   public var interval: Duration { engine.withState { $0.pointee.rule.interval } }
   /// The rule that decides which calls run and when.
@@ -64,9 +64,6 @@ public final class Debouncer<Value: Sendable>: _EngineBackedLimiter {
 
   /// The call path, specialized for `Value` where the limiter was made (see `Engine.specializedCall(_:)`).
   @usableFromInline let callPath: @Sendable (Value) -> Void
-
-  /// Not API: the engine behind the members every engine-backed limiter shares (``ActionLimiter``'s).
-  public var _engine: _EngineHandle { _EngineHandle(engine) }
 
   /// Every public initializer ends here. `makeCallPath`'s default is evaluated in the (inlined, so specialized)
   /// public initializer, at the caller.
@@ -190,6 +187,38 @@ public final class Debouncer<Value: Sendable>: _EngineBackedLimiter {
   public func call(_ value: Value) {
     callPath(value)
   }
+
+  /// Runs held-back work now: if a value is held, hands it over at once (it starts even if ``invalidate()``
+  /// follows, and an async run is subject to ``Overlap``) and goes on as if that run had happened at its
+  /// deadline: the debouncer is idle, so its next call starts a new burst with a new `maxWait` anchor.
+  ///
+  /// - Returns: `true` if a held value was handed over, `false` if nothing was held.
+  @discardableResult
+  public func flush() -> Bool { engine.flush() }
+
+  /// Drops the held value and all timing state; the next call behaves like the very first. A run handed over
+  /// whose action has not started yet does not start, flushed or not; a running async run's task is cancelled.
+  /// See ``ActionLimiter/cancel()``.
+  public func cancel() { engine.cancel() }
+
+  /// Teardown that loses nothing: flushes the held value, ignores later calls, lets every run in flight finish,
+  /// then releases the action. See ``ActionLimiter/finish()``.
+  public func finish() { engine.finish() }
+
+  /// Drops everything for good; see ``ActionLimiter/invalidate()``.
+  public func invalidate() { engine.invalidate() }
+
+  /// Whether a fresh debouncer would behave exactly as this one from now on. See ``ActionLimiter/isAtRest``.
+  public var isAtRest: Bool { engine.isAtRest }
+
+  /// Whether a value is held back waiting for its deadline (``DebounceMode/leading`` never holds one).
+  public var isPending: Bool { engine.isPending }
+
+  /// Whether a run was handed over and its action has not returned; see ``ActionLimiter/isRunning``.
+  public var isRunning: Bool { engine.isRunning }
+
+  /// Returns once ``isRunning`` is false; see ``ActionLimiter/waitUntilIdle()``.
+  public func waitUntilIdle() async { await engine.waitUntilIdle() }
 }
 
 extension Debouncer where Value == Void {

@@ -40,7 +40,7 @@ public import Dispatch
 /// order the rules decided them (on a concurrent queue such as `.global()`, they may still run side by side).
 /// Call ``invalidate()`` on teardown; deallocating the throttler does the same. Timers hold the throttler weakly,
 /// so it never keeps itself alive.
-public final class Throttler<Value: Sendable>: _EngineBackedLimiter {
+public final class Throttler<Value: Sendable>: ActionLimiter {
   /// The minimum time between runs (T). `.zero` runs every call, in order, with its own value.
   public var interval: Duration { engine.withState { $0.pointee.rule.interval } }
   /// The rule that decides which calls run and when.
@@ -51,9 +51,6 @@ public final class Throttler<Value: Sendable>: _EngineBackedLimiter {
 
   /// The call path, specialized for `Value` where the limiter was made (see `Engine.specializedCall(_:)`).
   @usableFromInline let callPath: @Sendable (Value) -> Void
-
-  /// Not API: the engine behind the members every engine-backed limiter shares (``ActionLimiter``'s).
-  public var _engine: _EngineHandle { _EngineHandle(engine) }
 
   /// Every public initializer ends here. `makeCallPath`'s default is evaluated in the (inlined, so specialized)
   /// public initializer, at the caller.
@@ -166,6 +163,38 @@ public final class Throttler<Value: Sendable>: _EngineBackedLimiter {
   public func call(_ value: Value) {
     callPath(value)
   }
+
+  /// Runs held-back work now: if a value is held, hands it over at once (it starts even if ``invalidate()``
+  /// follows, and an async run is subject to ``Overlap``) and goes on as if that run had happened at its
+  /// deadline: ``ThrottleMode/firstPerDuration`` opens a new window of T from now; the trailing mode is idle.
+  ///
+  /// - Returns: `true` if a held value was handed over, `false` if nothing was held.
+  @discardableResult
+  public func flush() -> Bool { engine.flush() }
+
+  /// Drops the held value and all timing state; the next call behaves like the very first. A run handed over
+  /// whose action has not started yet does not start, flushed or not; a running async run's task is cancelled.
+  /// See ``ActionLimiter/cancel()``.
+  public func cancel() { engine.cancel() }
+
+  /// Teardown that loses nothing: flushes the held value, ignores later calls, lets every run in flight finish,
+  /// then releases the action. See ``ActionLimiter/finish()``.
+  public func finish() { engine.finish() }
+
+  /// Drops everything for good; see ``ActionLimiter/invalidate()``.
+  public func invalidate() { engine.invalidate() }
+
+  /// Whether a fresh throttler would behave exactly as this one from now on. See ``ActionLimiter/isAtRest``.
+  public var isAtRest: Bool { engine.isAtRest }
+
+  /// Whether a value is held back waiting for its deadline (``ThrottleMode/leading`` never holds one).
+  public var isPending: Bool { engine.isPending }
+
+  /// Whether a run was handed over and its action has not returned; see ``ActionLimiter/isRunning``.
+  public var isRunning: Bool { engine.isRunning }
+
+  /// Returns once ``isRunning`` is false; see ``ActionLimiter/waitUntilIdle()``.
+  public func waitUntilIdle() async { await engine.waitUntilIdle() }
 }
 
 extension Throttler where Value == Void {

@@ -5,7 +5,7 @@
   /// what the tests, the benchmarks and the demo connect with (a throwaway server on the loopback interface). SPI,
   /// not API: applications configure their `PostgresClient` themselves.
   @_spi(RateLimitIntegration)
-  public func _loopbackConfiguration(url: String) -> PostgresClient.Configuration? {
+  public func loopbackConfiguration(url: String) -> PostgresClient.Configuration? {
     var rest = Substring(url)
     for scheme in ["postgres://", "postgresql://"] where rest.hasPrefix(scheme) { rest = rest.dropFirst(scheme.count) }
     guard let at = rest.lastIndex(of: "@") else { return nil }

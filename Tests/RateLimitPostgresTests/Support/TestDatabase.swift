@@ -16,7 +16,7 @@
 
     /// The server's client configuration; records an issue (the suite must run beside a server) if there is none.
     static func configuration(sourceLocation: SourceLocation = #_sourceLocation) -> PostgresClient.Configuration? {
-      guard let url, let configuration = _loopbackConfiguration(url: url) else {
+      guard let url, let configuration = loopbackConfiguration(url: url) else {
         Issue.record(
           "RATELIMIT_POSTGRES_URL is not set: run `bash scripts/with-postgres.sh swift test --traits Postgres`",
           sourceLocation: sourceLocation)
@@ -74,7 +74,7 @@
       let port = (try? String(contentsOfFile: directory + "/port", encoding: .utf8)) ?? ""
       let url = "postgres://postgres@127.0.0.1:\(port.trimmingCharacters(in: .whitespacesAndNewlines))/postgres"
       let result = await Swift.Result(catching: {
-        guard let configuration = _loopbackConfiguration(url: url) else { throw NoPrivateServer() }
+        guard let configuration = loopbackConfiguration(url: url) else { throw NoPrivateServer() }
         return try await body(configuration) { await server($0) }
       })
       await server("destroy")

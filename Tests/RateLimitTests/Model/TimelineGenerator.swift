@@ -1,21 +1,5 @@
 import RateLimit
-
-/// A small, fast, seedable generator (SplitMix64), so that a seed replays the same timelines on every platform.
-struct SeededGenerator: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) {
-    state = seed
-  }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
+import RateLimitStoreKit
 
 /// Draws random timelines that dwell on the boundaries: gaps of 0, 1, T−1, T, T+1 and several T, bursts, long
 /// idle gaps, flush, cancel, invalidate, dropping the object, calls from inside the action, a zero interval, and

@@ -137,7 +137,7 @@ case "select":
     .get("hello") { _, _ in "hello\n" }
 default:
   guard let url = ProcessInfo.processInfo.environment["RATELIMIT_POSTGRES_URL"],
-    var configuration = _loopbackConfiguration(url: url)
+    var configuration = loopbackConfiguration(url: url)
   else {
     print("the postgres variant needs RATELIMIT_POSTGRES_URL")
     exit(2)

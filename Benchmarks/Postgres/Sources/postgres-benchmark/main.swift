@@ -10,7 +10,7 @@ import RateLimit
 @_spi(RateLimitIntegration) import RateLimitPostgres
 
 guard let url = ProcessInfo.processInfo.environment["RATELIMIT_POSTGRES_URL"],
-  var configuration = _loopbackConfiguration(url: url)
+  var configuration = loopbackConfiguration(url: url)
 else {
   print("set RATELIMIT_POSTGRES_URL, or run through scripts/with-postgres.sh")
   exit(2)
@@ -122,20 +122,20 @@ for connections in [1, 4] {
     }
     print(row("`SELECT 1`, \(label)", floor, floor: floor))
     for (rule, shared) in [("window", limiter), ("bucket", bucket)] {
-      var sent = shared._statementsSent
+      var sent = shared.statementsSent
       let hot = try await measure(tasks: tasks, count: decisions) { _ in
         _ = try await shared.tryAcquire(for: "hot")
       }
-      print(row("\(rule), one hot key, \(label)", hot, floor: floor, statements: shared._statementsSent - sent))
+      print(row("\(rule), one hot key, \(label)", hot, floor: floor, statements: shared.statementsSent - sent))
       // SPEC 4.2: a peek is one round trip, the decision made and rolled back.
       let peeked = try await measure(tasks: tasks, count: decisions) { _ in _ = try await shared.peek(for: "hot") }
       print(row("\(rule), peek of the hot key, \(label)", peeked, floor: floor))
-      sent = shared._statementsSent
+      sent = shared.statementsSent
       let spread = try await measure(tasks: tasks, count: decisions) { index in
         _ = try await shared.tryAcquire(for: keys[(index &* 7_919 &+ tasks &* 31 &+ connections) % keys.count])
       }
       print(
-        row("\(rule), 100,000 keys, \(label)", spread, floor: floor, statements: shared._statementsSent - sent))
+        row("\(rule), 100,000 keys, \(label)", spread, floor: floor, statements: shared.statementsSent - sent))
     }
   }
 
@@ -145,13 +145,13 @@ for connections in [1, 4] {
     try await refusing.prepare()
     _ = try await refusing.tryAcquire(for: "hot")
     _ = try await refusing.tryAcquire(for: "hot")
-    let sent = refusing._statementsSent
+    let sent = refusing.statementsSent
     let count = 1_000_000
     let local = try await measure(tasks: 1, count: count) { _ in _ = try await refusing.tryAcquire(for: "hot") }
     print(
       "| refused hot key, local refusals, 1 task (\(count) answers) | \(String(format: "%.0f", local.perSecond)) | "
         + "\(microseconds(local.p50)) | \(microseconds(local.p99)) | | | statements sent: "
-        + "\(refusing._statementsSent - sent) |")
+        + "\(refusing.statementsSent - sent) |")
   }
   running.cancel()
 }

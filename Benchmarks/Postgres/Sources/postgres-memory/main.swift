@@ -11,7 +11,7 @@ import PostgresNIO
 @_spi(RateLimitIntegration) import RateLimitPostgres
 
 guard let url = ProcessInfo.processInfo.environment["RATELIMIT_POSTGRES_URL"],
-  let configuration = _loopbackConfiguration(url: url)
+  let configuration = loopbackConfiguration(url: url)
 else {
   print("set RATELIMIT_POSTGRES_URL, or run through scripts/with-postgres.sh")
   exit(2)
