@@ -4,7 +4,9 @@
 /// ```swift
 /// // Two exports per tenant at a time; the others wait their turn.
 /// let exports = KeyedConcurrencyLimiter<String>(limit: 2)
-/// let file = try await exports.withLease(for: tenant) { try await export(tenant) }
+/// let file = try await exports.withLease(for: tenant) {
+///   try await export(tenant)
+/// }
 /// ```
 ///
 /// The rules, per key (see ``ConcurrencyLimiter`` for a timeline):
