@@ -45,7 +45,9 @@ public final class KeyedConcurrencyLimiter<Key: Hashable & Sendable>: Sendable {
   /// A lease now if `permits` are free for `key` and nobody waits for it; `nil` otherwise (more permits than the
   /// limit included). Never waits.
   ///
-  /// - Parameter permits: At least 1 (a precondition naming the value).
+  /// - Parameters:
+  ///   - permits: At least 1 (a precondition naming the value).
+  ///   - key: The key whose leases are counted.
   @_specialize(where Key == String)
   @_specialize(where Key == Int)
   public func tryAcquire(_ permits: Int = 1, for key: Key) -> Lease? {

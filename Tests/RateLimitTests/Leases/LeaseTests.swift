@@ -104,6 +104,34 @@ import Testing
     }
   }
 
+  @Test(arguments: [0, 1, 2]) func aWaiterWhoseMaxWaitEndsLeavesAndThoseBehindMoveUp(position: Int) async throws {
+    let clock = ManualClock()
+    let limiter = KeyedConcurrencyLimiter<String>(limit: 2, clock: clock)
+    let held = try #require(limiter.tryAcquire(1, for: "k"))
+    let sizes = [2, 1, 1]
+    var waiters: [Task<Lease, any Error>] = []
+    for index in 0..<3 {
+      // Only the waiter at `position` has a deadline within the test: 1 s; the others an hour.
+      let maxWait: Duration = index == position ? .seconds(1) : .seconds(3_600)
+      waiters.append(await waiter(limiter, sizes[index], within: maxWait, position: index + 1))
+    }
+    clock.advance(by: .seconds(1))
+    await #expect(throws: RateLimiterError.waitedTooLong(maxWait: .seconds(1))) { try await waiters[position].value }
+    if position == 0 {
+      // Served inside the timer that ended the head's wait: the next fits beside the lease held.
+      #expect(limiter.inUse(for: "k") == 2)
+      held.release()
+      #expect(limiter.inUse(for: "k") == 2)
+      for task in waiters[1...] { try await task.value.release() }
+    } else {
+      #expect(limiter.inUse(for: "k") == 1, "the head still holds the others back")
+      held.release()
+      try await waiters[0].value.release()
+      try await waiters[position == 1 ? 2 : 1].value.release()
+    }
+    #expect(limiter.count == 0)
+  }
+
   @Test func aWaiterNotServedWithinMaxWaitGivesUpOnItsDeadlineExactly() async throws {
     let clock = ManualClock()
     let limiter = KeyedConcurrencyLimiter<String>(limit: 1, clock: clock)
