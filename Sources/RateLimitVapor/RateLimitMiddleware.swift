@@ -307,8 +307,9 @@
     /// is dropped unwritten (a HEAD request, a 204).
     ///
     /// Vapor 4 keeps a stream's closure to itself (`Response.Body.storage` is internal, and it has no completion
-    /// callback): it is read here through `Mirror`, by the names of Vapor 4's storage (`stream`, `asyncStream`,
-    /// each with `callback` and `count`). A body of another shape is released at once, as a body in memory.
+    /// callback): it is found through `Mirror`, by the names of Vapor 4's storage (`stream`, `asyncStream`, each
+    /// with `count` then `callback`), and read as a struct of that layout. A body of another shape is released at
+    /// once, as a body in memory.
     fileprivate func releasing(_ held: HeldLeases) -> Response.Body {
       guard let storage = Mirror(reflecting: self).descendant("storage"),
         let (label, stream) = Mirror(reflecting: storage).children.first.map({ ($0.label, $0.value) })
@@ -316,27 +317,55 @@
         held.release()
         return self
       }
-      let fields = Mirror(reflecting: stream)
-      let count = fields.descendant("count") as? Int ?? -1
+      // The payload is Vapor's `BodyStream` or `AsyncBodyStream`: `count`, then `callback`. It is read as a struct of
+      // that layout (a function cast from `Any` crashed calling an async closure), only when the names, order and
+      // size match.
+      guard Mirror(reflecting: stream).children.map(\.label) == ["count", "callback"] else {
+        held.release()
+        return self
+      }
       switch label {
       case "stream":
-        guard let callback = fields.descendant("callback") as? @Sendable (any BodyStreamWriter) -> Void else { break }
+        guard let original = Self.payload(stream, as: CallbackStream.self) else { break }
         let releasing: @Sendable (any BodyStreamWriter) -> Void = { writer in
-          callback(LeaseReleasingStreamWriter(base: writer, held: held))
+          original.callback(LeaseReleasingStreamWriter(base: writer, held: held))
         }
-        return count < 0 ? .init(stream: releasing) : .init(stream: releasing, count: count)
+        return original.count < 0 ? .init(stream: releasing) : .init(stream: releasing, count: original.count)
       case "asyncStream":
-        guard let callback = fields.descendant("callback") as? @Sendable (any AsyncBodyStreamWriter) async throws -> Void
-        else { break }
+        guard let original = Self.payload(stream, as: AsyncStream.self) else { break }
         let releasing: @Sendable (any AsyncBodyStreamWriter) async throws -> Void = { writer in
           defer { held.release() }
-          try await callback(LeaseReleasingAsyncWriter(base: writer, held: held))
+          try await original.callback(LeaseReleasingAsyncWriter(base: writer, held: held))
         }
-        return count < 0 ? .init(asyncStream: releasing) : .init(asyncStream: releasing, count: count)
+        return original.count < 0
+          ? .init(asyncStream: releasing) : .init(asyncStream: releasing, count: original.count)
       default: break
       }
       held.release()
       return self
+    }
+
+    /// Vapor 4's `Response.Body.BodyStream`, field for field.
+    private struct CallbackStream {
+      let count: Int
+      let callback: @Sendable (any BodyStreamWriter) -> Void
+    }
+
+    /// Vapor 4's `Response.Body.AsyncBodyStream`, field for field.
+    private struct AsyncStream {
+      let count: Int
+      let callback: @Sendable (any AsyncBodyStreamWriter) async throws -> Void
+    }
+
+    /// The value in `box` as `Layout`, when its size and alignment match; `nil` otherwise.
+    private static func payload<Layout>(_ box: Any, as layout: Layout.Type) -> Layout? {
+      func read<Value>(_ value: Value) -> Layout? {
+        guard MemoryLayout<Value>.size == MemoryLayout<Layout>.size,
+          MemoryLayout<Value>.alignment == MemoryLayout<Layout>.alignment
+        else { return nil }
+        return withUnsafeBytes(of: value) { $0.load(as: Layout.self) }
+      }
+      return _openExistential(box, do: read)
     }
   }
 
