@@ -1,6 +1,7 @@
 import RateLimit
-@testable import RateLimitHTTP
 import Testing
+
+@testable import RateLimitHTTP
 
 /// A concurrency limiter that counts its decisions, to tell whether a request took a lease at all.
 final class CountingConcurrencyLimiter: SharedConcurrencyLimiter {
@@ -36,7 +37,9 @@ final class CountingConcurrencyLimiter: SharedConcurrencyLimiter {
     let gate = RateLimitGate([RateLimitPolicy("inflight", concurrency: inFlight)])
     let (first, leases) = try await gate.decideHolding(key: "team")
     #expect(
-      Self.fields(first) == [#"RateLimit-Policy: "inflight";q=4;qu="concurrent-requests""#, #"RateLimit: "inflight";r=3"#])
+      Self.fields(first) == [
+        #"RateLimit-Policy: "inflight";q=4;qu="concurrent-requests""#, #"RateLimit: "inflight";r=3"#,
+      ])
     #expect(leases.policies == ["inflight"])
     #expect(inFlight.inUse(for: "team") == 1)
     var second: RateLimitGate.Leases? = try await gate.decideHolding(key: "team").leases
@@ -105,7 +108,8 @@ final class CountingConcurrencyLimiter: SharedConcurrencyLimiter {
     #expect(refusal.refusedBy == ["rpm"])
     #expect(inFlight.decided == 1)
     #expect(inFlight.base.inUse(for: "team") == 0)
-    #expect(Self.fields(outcome) == ["Retry-After: 60", #"RateLimit-Policy: "rpm";q=1;w=60"#, #"RateLimit: "rpm";r=0;t=60"#])
+    #expect(
+      Self.fields(outcome) == ["Retry-After: 60", #"RateLimit-Policy: "rpm";q=1;w=60"#, #"RateLimit: "rpm";r=0;t=60"#])
   }
 
   /// Both refuse: `Retry-After` is the larger of 1 s and the rate policy's wait; an app's own rate store decided

@@ -10,7 +10,10 @@ import Testing
     let quota = ServerQuota(
       status: 200,
       fields: [
-        ("RateLimit-Policy", #""rpm";q=60;w=60, "inflight";q=4;qu="concurrent-requests", "bytes";q=1000;w=1;qu="content-bytes""#),
+        (
+          "RateLimit-Policy",
+          #""rpm";q=60;w=60, "inflight";q=4;qu="concurrent-requests", "bytes";q=1000;w=1;qu="content-bytes""#
+        ),
         ("RateLimit", #""rpm";r=59;t=1, "inflight";r=2, "bytes";r=10;t=1"#),
       ])
     #expect(

@@ -89,7 +89,9 @@
 
   /// A request of its own while another is open: through the router, or with curl on a connection of its own
   /// (the live clients keep one connection, which an open stream holds). The status and the fields by name.
-  func probe(_ client: some TestClientProtocol, _ path: String) async throws -> (status: Int, fields: [String: String], body: String) {
+  func probe(_ client: some TestClientProtocol, _ path: String) async throws -> (
+    status: Int, fields: [String: String], body: String
+  ) {
     guard let port = client.port else {
       return try await client.execute(uri: path, method: .get) { response in
         var fields: [String: String] = [:]
@@ -122,7 +124,8 @@
       running: Shared<(now: Int, most: Int)>? = nil, refusal: RateLimitRefusalBody = .text
     ) -> some ApplicationProtocol {
       let router = Router()
-      let api = router.group("api").add(middleware: RateLimitMiddleware(refusal: refusal) { _, _ in .limit("team", policies) })
+      let api = router.group("api").add(
+        middleware: RateLimitMiddleware(refusal: refusal) { _, _ in .limit("team", policies) })
       api.get("events") { _, _ -> Response in
         Response(
           status: .ok, headers: [.contentType: "text/event-stream"],
@@ -149,7 +152,9 @@
           })
       }
       api.get("slow") { _, _ -> String in
-        running?.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+        running?.withLock {
+          $0.now += 1; $0.most = max($0.most, $0.now)
+        }
         try await Task.sleep(for: .milliseconds(20))
         running?.withLock { $0.now -= 1 }
         return "ok"
@@ -300,7 +305,9 @@
           // curl, 120 transfers at once on connections of their own.
           let url = "http://localhost:\(port)/api/slow"
           let each = ["-o", "/dev/null", "-w", "%{http_code}\n", url]
-          let out = try await curl(["-s", "--no-progress-meter", "-Z", "--parallel-max", "120"] + Array(repeating: each, count: 120).flatMap { $0 })
+          let out = try await curl(
+            ["-s", "--no-progress-meter", "-Z", "--parallel-max", "120"]
+              + Array(repeating: each, count: 120).flatMap { $0 })
           statuses = out.split(separator: "\n").compactMap { Int($0) }
         } else {
           statuses = try await withThrowingTaskGroup(of: Int.self) { group in
