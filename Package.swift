@@ -65,7 +65,7 @@ let package = Package(
     .target(
       name: "RateLimitMiddlewareSupport",
       dependencies: [
-        "RateLimitHTTP",
+        "RateLimit", "RateLimitHTTP",
         .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Hummingbird", "Vapor"])),
         .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Hummingbird", "Vapor"])),
         .product(

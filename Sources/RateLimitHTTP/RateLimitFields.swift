@@ -76,6 +76,24 @@ public enum RateLimitFields: Sendable {
     return (overflow ? Int.max : quota, seconds)
   }
 
+  /// Appends a concurrency policy's `RateLimit-Policy` member (SPEC 4.4): `q` = the limit of requests in flight,
+  /// `qu="concurrent-requests"`, no `w`.
+  static func appendConcurrencyPolicy(_ quoted: String, limit: Int, separated: Bool, to value: inout String) {
+    if separated { value += ", " }
+    value += quoted
+    value += ";q="
+    value += String(max(0, limit))
+    value += ";qu=\"concurrent-requests\""
+  }
+
+  /// Appends a concurrency policy's `RateLimit` member: `r` = what the key may still hold now, no `t`.
+  static func appendConcurrencyState(_ quoted: String, remaining: Int, separated: Bool, to value: inout String) {
+    if separated { value += ", " }
+    value += quoted
+    value += ";r="
+    value += String(max(0, remaining))
+  }
+
   /// Appends one policy's `RateLimit` member, its name already a Structured Field string.
   static func appendState(_ quoted: String, _ decision: RateLimitDecision, separated: Bool, to value: inout String) {
     if separated { value += ", " }

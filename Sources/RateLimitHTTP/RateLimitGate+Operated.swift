@@ -6,7 +6,9 @@ import RateLimit
 /// | the request | enforced policies | shadow policies | after the route |
 /// |---|---|---|---|
 /// | every enforced policy grants | keep their grants | a refusal is reported, takes nothing | grants whose `counting` excludes the status are given back; their `r` reports it |
-/// | an enforced policy refuses | every grant taken back; a refusal by the rule with a `penalty` blocks the key | not decided: nothing taken, counted or sent (SPEC 4.3.1) | nothing |
+/// | an enforced policy refuses | every grant taken back (a lease released); a refusal by the rule with a `penalty` blocks the key | not decided: nothing taken, counted or sent (SPEC 4.3.1) | nothing |
+///
+/// A concurrency policy (SPEC 4.4) comes here too: a granted request's leases go to its caller (``Leases``).
 extension RateLimitGate {
   /// What a middleware does with one request beside the outcome.
   package struct Decided: Sendable {
@@ -18,6 +20,8 @@ extension RateLimitGate {
     package var shadowRefused: [String] = []
     /// The grants the response's status may give back.
     package var settlement = Settlement(grants: [])
+    /// The leases a granted request holds until its response is done.
+    package var leases = Leases.none
   }
 
   /// Grants of policies whose `counting` does not keep every response's permits, given back by the status.
@@ -75,10 +79,10 @@ extension RateLimitGate {
       canDecideJointly(with: joint),
       let made = try await joint.decideOperatedJointly(operatedParts, for: key)
     {
-      return try await decided(made, made.map(\.decision), key: key, takenBack: true)
+      return try await decided(made, made.map(\.decision), leases: [], key: key, takenBack: true)
     }
-    let (made, decisions) = try await decideEach(key: key)
-    return try await decided(made, decisions, key: key, takenBack: false)
+    let (made, decisions, leases) = try await decideEach(key: key)
+    return try await decided(made, decisions, leases: leases, key: key, takenBack: false)
   }
 
   /// The policies as one step decides them.
@@ -93,7 +97,7 @@ extension RateLimitGate {
   /// the one step that decided them did both already (`takenBack`). Refused only by policies that could not
   /// reach their store: ``RateLimitGate/Unavailable``, thrown once the grants are taken back.
   private func decided(
-    _ made: [UndoableDecision?], _ decided: [RateLimitDecision], key: String, takenBack: Bool
+    _ made: [UndoableDecision?], _ decided: [RateLimitDecision], leases: [Lease?], key: String, takenBack: Bool
   ) async throws -> Decided {
     var decisions = decided
     let shadowRefused = zip(policies, decisions).filter { $0.mode.isShadow && !$1.isGranted }.map(\.0.name)
@@ -103,9 +107,14 @@ extension RateLimitGate {
       for (index, (policy, grant)) in zip(policies, made).enumerated() where !policy.counting.keepsEvery {
         if let grant, grant.decision.isGranted { grants.append((index, policy.counting, grant)) }
       }
+      var held: [(policy: String, lease: Lease)] = []
+      for (policy, lease) in zip(policies, leases) {
+        if let lease { held.append((policy.name, lease)) }
+      }
       return Decided(
         outcome: outcome(decisions), fallbacks: fallbacks(decisions), shadowRefused: shadowRefused,
-        settlement: Settlement(grants: grants, gate: grants.isEmpty ? nil : self, decisions: decisions))
+        settlement: Settlement(grants: grants, gate: grants.isEmpty ? nil : self, decisions: decisions),
+        leases: held.isEmpty ? .none : Leases(held))
     }
     if !takenBack {
       for (index, grant) in made.enumerated() {

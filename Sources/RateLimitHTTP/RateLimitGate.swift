@@ -216,7 +216,8 @@ public struct RateLimitGate: Sendable {
     return .refused(Refusal(refusedBy: refusedBy, retryAfter: retryAfter, fields: refusalFields + fields))
   }
 
-  /// The RateLimit fields for these decisions (none with ``RateLimitHeaders/none``). A policy without limiting
+  /// The RateLimit fields for these decisions (none with ``RateLimitHeaders/none``); a concurrency policy's
+  /// member has `q` and `qu="concurrent-requests"`, then `r` alone. A rate policy without limiting
   /// (a zero window) is not listed: the draft forbids `w=0`; nor is a shadow policy, nor one that could not reach
   /// its store (`isFallback`, refused without a wait: it knows nothing of the key), nor one a request refused
   /// without deciding it (SPEC 4.3.1); with none left, no fields.
@@ -229,13 +230,20 @@ public struct RateLimitGate: Sendable {
     state.reserveCapacity(32 * decisions.count)
     var listed = 0
     for (index, decision) in decisions.enumerated()
-    where decision.window > .zero && !decision.isUndecided && !policies[index].mode.isShadow
-      && !Self.isUnreachable(decision)
-    {
-      RateLimitFields.appendPolicy(
-        quotedNames[index], limit: decision.limit, quotaWindow: decision.quotaWindow, separated: listed > 0,
-        to: &policy)
-      RateLimitFields.appendState(quotedNames[index], decision, separated: listed > 0, to: &state)
+    where !decision.isUndecided && !policies[index].mode.isShadow && !Self.isUnreachable(decision) {
+      if policies[index].concurrency != nil {
+        // In flight, not per window: `qu="concurrent-requests"`, no `w`, no `t` (SPEC 4.4).
+        RateLimitFields.appendConcurrencyPolicy(
+          quotedNames[index], limit: decision.limit, separated: listed > 0, to: &policy)
+        RateLimitFields.appendConcurrencyState(
+          quotedNames[index], remaining: decision.remaining, separated: listed > 0, to: &state)
+      } else {
+        guard decision.window > .zero else { continue }
+        RateLimitFields.appendPolicy(
+          quotedNames[index], limit: decision.limit, quotaWindow: decision.quotaWindow, separated: listed > 0,
+          to: &policy)
+        RateLimitFields.appendState(quotedNames[index], decision, separated: listed > 0, to: &state)
+      }
       listed += 1
     }
     if listed == 0 { return [] }
@@ -266,7 +274,7 @@ public struct RateLimitGate: Sendable {
   /// back exactly: in process at once, a `PostgresRateLimiter`'s by revoking its booking (one more round trip,
   /// before the response). Only a limiter of the app's own (`SharedKeyedLimiter` alone) keeps what it granted.
   private func decideInOrder(key: String) async throws -> [RateLimitDecision] {
-    let (made, decisions) = try await decideEach(key: key)
+    let (made, decisions, _) = try await decideEach(key: key)
     return await UndoableDecision.allOrNothing(made, decisions)
   }
 
@@ -278,26 +286,36 @@ public struct RateLimitGate: Sendable {
   ///
   /// A shadow policy that was not decided is reported as ``notDecided``: a grant of nothing, with nothing to
   /// undo, no fallback, never listed in the fields, never counted as a shadow refusal.
-  func decideEach(key: String) async throws -> (made: [UndoableDecision?], decisions: [RateLimitDecision]) {
+  ///
+  /// A concurrency policy's grant also comes as its lease, in `leases` (its undo releases it).
+  func decideEach(key: String) async throws -> (
+    made: [UndoableDecision?], decisions: [RateLimitDecision], leases: [Lease?]
+  ) {
     var made = [UndoableDecision?](repeating: nil, count: policies.count)
     var decisions = [RateLimitDecision?](repeating: nil, count: policies.count)
+    var leases = [Lease?](repeating: nil, count: policies.count)
     let enforced = policies.indices.filter { !policies[$0].mode.isShadow }
-    try await decide(enforced, key: key, &made, &decisions)
+    try await decide(enforced, key: key, &made, &decisions, &leases)
     if enforced.count < policies.count, enforced.allSatisfy({ decisions[$0]?.isGranted == true }) {
-      try await decide(policies.indices.filter { policies[$0].mode.isShadow }, key: key, &made, &decisions)
+      try await decide(policies.indices.filter { policies[$0].mode.isShadow }, key: key, &made, &decisions, &leases)
     }
-    return (made, decisions.map { $0 ?? Self.notDecided })
+    return (made, decisions.map { $0 ?? Self.notDecided }, leases)
   }
 
   /// What a shadow policy that was not decided reports (its enforced policies refused the request).
-  static let notDecided = RateLimitDecision(
-    isGranted: true, limit: 0, window: .zero, remaining: 0, resetAfter: .zero, retryAfter: nil)
+  static let notDecided = {
+    var decision = RateLimitDecision(
+      isGranted: true, limit: 0, window: .zero, remaining: 0, resetAfter: .zero, retryAfter: nil)
+    decision.isUndecided = true
+    return decision
+  }()
 
   /// Decides the policies at `indices` into `made` and `decisions`: the in-process ones first, synchronously, in
   /// policy order; then the others all at once. On an error every grant in `made` (this group's and earlier
-  /// ones') is taken back, then the error propagates.
+  /// ones') is taken back, then the error propagates. A concurrency policy's lease goes in `leases`.
   private func decide(
-    _ indices: [Int], key: String, _ made: inout [UndoableDecision?], _ decisions: inout [RateLimitDecision?]
+    _ indices: [Int], key: String, _ made: inout [UndoableDecision?], _ decisions: inout [RateLimitDecision?],
+    _ leases: inout [Lease?]
   ) async throws {
     var others: [Int] = []
     for index in indices {
@@ -315,25 +333,34 @@ public struct RateLimitGate: Sendable {
         others.append(index)
       }
     }
+    // A request an in-process policy refused takes no lease, not even for a moment (SPEC 4.4): its concurrency
+    // policies stay undecided (left out of the fields). Other stores are decided all at once as ever.
+    if indices.contains(where: { decisions[$0]?.isGranted == false && !policies[$0].mode.isShadow }) {
+      others.removeAll { policies[$0].concurrency != nil }
+    }
     if others.isEmpty { return }
     var failure: (any Error)?
-    var answers: [(Int, UndoableDecision?, RateLimitDecision)] = []
-    await withTaskGroup(of: (Int, Result<(UndoableDecision?, RateLimitDecision), any Error>).self) { group in
+    var answers: [(Int, UndoableDecision?, RateLimitDecision, Lease?)] = []
+    await withTaskGroup(of: (Int, Result<(UndoableDecision?, RateLimitDecision, Lease?), any Error>).self) { group in
       for index in others {
         let policy = policies[index]
         group.addTask {
           do {
+            if let concurrency = policy.limiter as? ConcurrencyPolicyLimiter {
+              let (decision, lease) = try await concurrency.decideHolding(policy.permits, for: key)
+              return (index, .success((decision, decision.decision, lease)))
+            }
             if let penalty = policy.penalty, !policy.mode.isShadow,
               let penalising = policy.limiter as? any PenalisingLimiter
             {
               let decision = try await penalising.decidePenalising(policy.permits, for: key, penalty: penalty)
-              return (index, .success((decision, decision.decision)))
+              return (index, .success((decision, decision.decision, nil)))
             }
             if let undoable = policy.limiter as? any UndoableKeyedLimiter {
               let decision = try await undoable.decideUndoably(policy.permits, for: key)
-              return (index, .success((decision, decision.decision)))
+              return (index, .success((decision, decision.decision, nil)))
             }
-            return (index, .success((nil, try await policy.limiter.decide(policy.permits, for: key))))
+            return (index, .success((nil, try await policy.limiter.decide(policy.permits, for: key), nil)))
           } catch {
             return (index, .failure(error))
           }
@@ -342,12 +369,14 @@ public struct RateLimitGate: Sendable {
       // Every answer is collected, an error's included, so that no grant is left behind untaken.
       for await (index, result) in group {
         switch result {
-        case .success(let (undoable, decision)): answers.append((index, undoable, decision))
+        case .success(let (undoable, decision, lease)): answers.append((index, undoable, decision, lease))
         case .failure(let error): failure = failure ?? error
         }
       }
     }
-    for (index, undoable, decision) in answers { (made[index], decisions[index]) = (undoable, decision) }
+    for (index, undoable, decision, lease) in answers {
+      (made[index], decisions[index], leases[index]) = (undoable, decision, lease)
+    }
     if let failure {
       await UndoableDecision.undoGrants(made)
       throw failure

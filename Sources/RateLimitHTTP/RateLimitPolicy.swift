@@ -24,6 +24,8 @@ public struct RateLimitPolicy: Sendable {
   public let mode: RateLimitPolicyMode
   /// How long a key is blocked on ``limiter`` after this policy refuses it by its rule; `nil`: not at all.
   public let penalty: Duration?
+  /// The concurrency limiter of a policy made with ``init(_:concurrency:permits:mode:)``; `nil` for a rate policy.
+  package let concurrency: (any SharedConcurrencyLimiter)?
 
   /// - Parameters:
   ///   - name: The identifier in the header fields.
@@ -61,13 +63,15 @@ public struct RateLimitPolicy: Sendable {
   ///
   /// - Parameter permits: At least 1 (anything else traps, naming the value).
   public func permits(_ permits: Int) -> RateLimitPolicy {
-    RateLimitPolicy(name, limiter: limiter, permits: permits, counting: counting, mode: mode, penalty: penalty)
+    RateLimitPolicy(
+      name, limiter: limiter, permits: permits, counting: counting, mode: mode, penalty: penalty,
+      concurrency: concurrency)
   }
 
   /// A policy over an existential limiter (``permits(_:)``), checked.
-  private init(
+  init(
     _ name: String, limiter: any SharedKeyedLimiter, permits: Int, counting: RateLimitCounting,
-    mode: RateLimitPolicyMode, penalty: Duration?
+    mode: RateLimitPolicyMode, penalty: Duration?, concurrency: (any SharedConcurrencyLimiter)? = nil
   ) {
     if permits < 1 { fatalError("RateLimitPolicy: permits must be at least 1, got permits: \(permits)") }
     if let penalty {
@@ -84,10 +88,12 @@ public struct RateLimitPolicy: Sendable {
     self.counting = counting
     self.mode = mode
     self.penalty = penalty
+    self.concurrency = concurrency
   }
 
-  /// Whether the policy is decided as in 4.1: enforced, every grant kept, no penalty (the fast paths).
-  package var isPlain: Bool { counting.keepsEvery && !mode.isShadow && penalty == nil }
+  /// Whether the policy is decided as in 4.1: a rate policy, enforced, every grant kept, no penalty (the fast
+  /// paths). A concurrency policy is not: its lease is handed to the caller (``RateLimitGate/Leases``).
+  package var isPlain: Bool { counting.keepsEvery && !mode.isShadow && penalty == nil && concurrency == nil }
 }
 
 /// Which header fields a limited response carries: ``ietf`` (the default) or ``none``.

@@ -26,6 +26,11 @@
   /// | a policy refuses | 429 Too Many Requests, `Retry-After`, the RateLimit fields; the route never runs and no policy keeps anything |
   /// | a limiter throws while deciding, or a policy under `.deny` cannot reach its store | 503 Service Unavailable, `Retry-After: 1`; no policy keeps anything |
   ///
+  /// A concurrency policy (`RateLimitPolicy(_:concurrency:permits:mode:)`) holds the request's lease until its
+  /// response is done: the body's last byte written (a streamed body's too), a write failed (the client went
+  /// away), or the route threw (released at once). The gauge `ratelimit_in_flight{policy}` counts the leases
+  /// this process holds.
+  ///
   /// A refusal is logged at `debug` on the request's logger (policy, key, retry); the swift-metrics counter
   /// `ratelimit_requests` counts requests by `policy` and `decision` (`granted`: every policy granted;
   /// `refused`: this policy refused; `unavailable`: a limiter threw). An error a limiter throws while deciding
@@ -227,7 +232,7 @@
         }
         return try await answer(
           result.outcome, key: key, by: limits, request, context, next, shadowRefused: result.shadowRefused,
-          settlement: result.settlement)
+          settlement: result.settlement, leases: result.leases)
       }
     }
 
@@ -235,15 +240,18 @@
     func answer(
       _ outcome: RateLimitGate.Outcome, key: String, by limits: Limits, _ request: Request, _ context: Context,
       _ next: (Request, Context) async throws -> Response, shadowRefused: [String] = [],
-      settlement: RateLimitGate.Settlement? = nil
+      settlement: RateLimitGate.Settlement? = nil, leases: RateLimitGate.Leases = .none
     ) async throws -> Response {
       switch outcome {
       case .granted(let fields):
         limits.recordGranted(except: shadowRefused)
+        // The leases of its concurrency policies, held until the response is done (SPEC 4.4).
+        let held = leases.isEmpty ? nil : HeldLeases(leases)
         var response: Response
         do {
           response = try await next(request, context)
         } catch {
+          held?.release()
           // Counted with the status Hummingbird will answer; the framework renders the error (no fields).
           await settlement?.settle(status: Int((error as? any HTTPResponseError)?.status.code ?? 500))
           throw error
@@ -251,6 +259,7 @@
         // A given-back grant reports `r` after it (SPEC 4.3.1).
         let fields = await settlement?.settle(status: response.status.code, fields: fields) ?? fields
         for field in fields { Self.append(field, to: &response.headers) }
+        if let held { response.body = response.body.releasing(held) }
         return response
       case .refused(let refusal):
         limits.recordRefused(refusal)
@@ -313,6 +322,39 @@
         return clientKey(
           peer: peer.ipAddress, forwardedFor: forwarded, trustedProxies: trustedProxies, ipv6Prefix: ipv6Prefix)
       }
+    }
+  }
+
+  extension ResponseBody {
+    /// This body, `held` released once its last byte is written (before the end of the body is sent), when a
+    /// write fails (the client went away), when the writing ends any other way, or when the body is dropped
+    /// unwritten (SPEC 4.4).
+    fileprivate func releasing(_ held: HeldLeases) -> ResponseBody {
+      ResponseBody(contentLength: contentLength) { writer in
+        defer { held.release() }
+        try await self.write(LeaseReleasingWriter(base: writer, held: held))
+      }
+    }
+  }
+
+  /// A body writer that releases a request's leases when the body ends or a write fails.
+  private struct LeaseReleasingWriter: ResponseBodyWriter {
+    var base: any ResponseBodyWriter
+    let held: HeldLeases
+
+    mutating func write(_ buffer: ByteBuffer) async throws {
+      do {
+        try await base.write(buffer)
+      } catch {
+        held.release()
+        throw error
+      }
+    }
+
+    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {
+      held.release()
+      let base = self.base
+      try await base.finish(trailingHeaders)
     }
   }
 

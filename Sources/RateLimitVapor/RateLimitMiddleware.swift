@@ -22,6 +22,11 @@
   /// | every policy grants | the route's, with `RateLimit-Policy` and `RateLimit` |
   /// | a policy refuses | 429 Too Many Requests, `Retry-After`, the RateLimit fields; the route never runs and no policy keeps anything |
   ///
+  /// A concurrency policy (`RateLimitPolicy(_:concurrency:permits:mode:)`) holds the request's lease until its
+  /// response is done: when the route returns, or for a streamed body once it writes its end, its error, or a
+  /// write fails (the client went away); at once when the route throws. The gauge `ratelimit_in_flight{policy}`
+  /// counts the leases this process holds.
+  ///
   /// The address initializer keys by the connection's peer (`Request.remoteAddress`), never by Vapor's
   /// `Request.peerAddress`, which returns the first `X-Forwarded-For` entry: an address the client chooses.
   ///
@@ -225,6 +230,7 @@
       let outcome: RateLimitGate.Outcome
       var shadowRefused: [String] = []
       var settlement: RateLimitGate.Settlement?
+      var leases = RateLimitGate.Leases.none
       let start = DecisionTiming.start
       switch limits.gate.decideInProcess(key: key) {
       case .granted(let state)?:
@@ -253,14 +259,18 @@
             RateLimitGate.answer(unavailable: error, key: key, refusal: limits.gate.refusal), request)
         }
         (outcome, shadowRefused, settlement) = (result.outcome, result.shadowRefused, result.settlement)
+        leases = result.leases
       }
       switch outcome {
       case .granted(let fields):
         limits.recordGranted(except: shadowRefused, in: request.serviceContext)
+        // The leases of its concurrency policies, held until the response is done (SPEC 4.4).
+        let held = leases.isEmpty ? nil : HeldLeases(leases)
         let response: Response
         do {
           response = try await next.respond(to: request)
         } catch {
+          held?.release()
           // Counted with the status Vapor will answer; the framework renders the error (no fields).
           await settlement?.settle(status: Int((error as? any AbortError)?.status.code ?? 500))
           throw error
@@ -268,6 +278,7 @@
         // A given-back grant reports `r` after it (SPEC 4.3.1).
         let fields = await settlement?.settle(status: Int(response.status.code), fields: fields) ?? fields
         for field in fields { response.headers.add(name: field.name, value: field.value) }
+        if let held { response.body = response.body.releasing(held) }
         return response
       case .refused(let refusal):
         limits.recordRefused(refusal, in: request.serviceContext)
@@ -287,6 +298,116 @@
       headers.replaceOrAdd(name: .contentType, value: answer.contentType)
       return Response(
         status: HTTPResponseStatus(statusCode: answer.status), headers: headers, body: .init(string: answer.body))
+    }
+  }
+
+  extension Response.Body {
+    /// This body, `held` released when the response is done (SPEC 4.4): at once for a body in memory; for a
+    /// stream, when it writes its end or an error, when a write fails (the client went away), or when the stream
+    /// is dropped unwritten (a HEAD request, a 204).
+    ///
+    /// Vapor 4 keeps a stream's closure to itself (`Response.Body.storage` is internal, and it has no completion
+    /// callback): it is found through `Mirror`, by the names of Vapor 4's storage (`stream`, `asyncStream`, each
+    /// with `count` then `callback`), and read as a struct of that layout. A body of another shape is released at
+    /// once, as a body in memory.
+    fileprivate func releasing(_ held: HeldLeases) -> Response.Body {
+      guard let storage = Mirror(reflecting: self).descendant("storage"),
+        let (label, stream) = Mirror(reflecting: storage).children.first.map({ ($0.label, $0.value) })
+      else {
+        held.release()
+        return self
+      }
+      // The payload is Vapor's `BodyStream` or `AsyncBodyStream`: `count`, then `callback`. It is read as a struct of
+      // that layout (a function cast from `Any` crashed calling an async closure), only when the names, order and
+      // size match.
+      guard Mirror(reflecting: stream).children.map(\.label) == ["count", "callback"] else {
+        held.release()
+        return self
+      }
+      switch label {
+      case "stream":
+        guard let original = Self.payload(stream, as: CallbackStream.self) else { break }
+        let releasing: @Sendable (any BodyStreamWriter) -> Void = { writer in
+          original.callback(LeaseReleasingStreamWriter(base: writer, held: held))
+        }
+        return original.count < 0 ? .init(stream: releasing) : .init(stream: releasing, count: original.count)
+      case "asyncStream":
+        guard let original = Self.payload(stream, as: AsyncStream.self) else { break }
+        let releasing: @Sendable (any AsyncBodyStreamWriter) async throws -> Void = { writer in
+          defer { held.release() }
+          try await original.callback(LeaseReleasingAsyncWriter(base: writer, held: held))
+        }
+        return original.count < 0
+          ? .init(asyncStream: releasing) : .init(asyncStream: releasing, count: original.count)
+      default: break
+      }
+      held.release()
+      return self
+    }
+
+    /// Vapor 4's `Response.Body.BodyStream`, field for field.
+    private struct CallbackStream {
+      let count: Int
+      let callback: @Sendable (any BodyStreamWriter) -> Void
+    }
+
+    /// Vapor 4's `Response.Body.AsyncBodyStream`, field for field.
+    private struct AsyncStream {
+      let count: Int
+      let callback: @Sendable (any AsyncBodyStreamWriter) async throws -> Void
+    }
+
+    /// The value in `box` as `Layout`, when its size and alignment match; `nil` otherwise.
+    private static func payload<Layout>(_ box: Any, as layout: Layout.Type) -> Layout? {
+      func read<Value>(_ value: Value) -> Layout? {
+        guard MemoryLayout<Value>.size == MemoryLayout<Layout>.size,
+          MemoryLayout<Value>.alignment == MemoryLayout<Layout>.alignment
+        else { return nil }
+        return withUnsafeBytes(of: value) { $0.load(as: Layout.self) }
+      }
+      return _openExistential(box, do: read)
+    }
+  }
+
+  /// A stream writer that releases a request's leases at the stream's end or error, or when a write fails.
+  private struct LeaseReleasingStreamWriter: BodyStreamWriter {
+    let base: any BodyStreamWriter
+    let held: HeldLeases
+
+    var eventLoop: any EventLoop { base.eventLoop }
+
+    func write(_ result: BodyStreamResult, promise: EventLoopPromise<Void>?) {
+      switch result {
+      case .end, .error:
+        held.release()
+        base.write(result, promise: promise)
+      case .buffer:
+        let written = base.eventLoop.makePromise(of: Void.self)
+        written.futureResult.whenFailure { [held] _ in held.release() }
+        written.futureResult.cascade(to: promise)
+        base.write(result, promise: written)
+      }
+    }
+  }
+
+  /// The same for an async stream.
+  private struct LeaseReleasingAsyncWriter: AsyncBodyStreamWriter {
+    let base: any AsyncBodyStreamWriter
+    let held: HeldLeases
+
+    func write(_ result: BodyStreamResult) async throws {
+      switch result {
+      case .end, .error:
+        held.release()
+        try await base.write(result)
+      case .buffer:
+        do {
+          try await base.write(result)
+        } catch {
+          held.release()
+          throw error
+        }
+      }
     }
   }
 #endif

@@ -15,14 +15,14 @@
 ///
 /// | field | read as | gives |
 /// |---|---|---|
-/// | `RateLimit-Policy` | Structured Field list: `"name";q=…;w=…;pk=:…:` | `quota`, `window` |
+/// | `RateLimit-Policy` | Structured Field list: `"name";q=…;w=…;qu=…;pk=:…:` | `quota`, `window`, `unit` |
 /// | `RateLimit` | Structured Field list: `"name";r=…;t=…;pk=:…:` | `remaining`, `effectiveWindow` |
 /// | `Retry-After` | seconds, or an HTTP-date relative to `Date` (else the wall clock) | `retryAfter` |
 /// | `X-RateLimit-Limit`, `-Remaining`, `-Reset` | one policy named `""`, only when no policy is named above | `quota`, `remaining`, `effectiveWindow` |
 ///
 /// Names are case-insensitive; several lines of one name are joined into one list first, so one malformed line
 /// drops every line of that name. A list member whose item is not a String, or whose `q`, `r` or `t` is not a
-/// non-negative Integer, or whose `w` is not a positive Integer, is ignored; members of one name and partition
+/// non-negative Integer, or whose `w` is not a positive Integer, or whose `qu` is not a String, is ignored; members of one name and partition
 /// key are one ``Policy``, later parameters winning. `X-RateLimit-Reset` is seconds to wait (a fraction rounded
 /// up) below 1,000,000,000, else a Unix time. No value traps, and reading takes time linear in the fields' size
 /// (SPEC 4.3.1): a number or date out of range is malformed, and ignored.
@@ -41,12 +41,20 @@ public struct ServerQuota: Sendable, Equatable {
     public var effectiveWindow: Duration?
     /// `pk`: the partition key the server keyed this client by, when it said.
     public var partitionKey: [UInt8]?
+    /// `qu`: what `quota` counts: `"requests"` (the draft's default, when the server says nothing),
+    /// `"content-bytes"`, `"concurrent-requests"` (a limit on requests in flight, with no window: a client follows
+    /// it with a `ConcurrencyLimiter` of `quota`), or a unit of the server's own.
+    public var unit: String
+
+    /// The unit of a policy that limits requests in flight (SPEC 4.4): ``ServerQuota/wait`` ignores its `r`.
+    static let concurrentRequests = "concurrent-requests"
 
     /// A policy as read from the fields.
     public init(
       name: String, quota: Int? = nil, window: Duration? = nil, remaining: Int? = nil,
-      effectiveWindow: Duration? = nil, partitionKey: [UInt8]? = nil
+      effectiveWindow: Duration? = nil, partitionKey: [UInt8]? = nil, unit: String = "requests"
     ) {
+      self.unit = unit
       self.name = name
       self.quota = quota
       self.window = window
@@ -65,10 +73,13 @@ public struct ServerQuota: Sendable, Equatable {
 
   /// How long to hold the next request: `retryAfter` when the server sent one with a 429 or a 503, else the
   /// longest `effectiveWindow` among policies with nothing remaining, else `.zero`. `block(for: .zero)` changes
-  /// nothing, so a client may pass it after every response.
+  /// nothing, so a client may pass it after every response. A policy whose ``Policy/unit`` is
+  /// `"concurrent-requests"` is left out (SPEC 4.4: it has no window; a 429 with its `Retry-After: 1` still
+  /// waits 1 s).
   public var wait: Duration {
     if status == 429 || status == 503, let retryAfter { return retryAfter }
-    return policies.filter { $0.remaining == 0 }.compactMap(\.effectiveWindow).max() ?? .zero
+    return policies.filter { $0.remaining == 0 && $0.unit != Policy.concurrentRequests }.compactMap(\.effectiveWindow)
+      .max() ?? .zero
   }
 
   /// Reads one response's status and header fields (names in any case, lines of one name in order).
@@ -87,7 +98,7 @@ public struct ServerQuota: Sendable, Equatable {
     let joined = lines.mapValues { $0.joined(separator: ", ") }
     let reference = joined["date"].flatMap { HTTPDate.seconds($0, now: HTTPDate.wallClock()) } ?? HTTPDate.wallClock()
     var indices: [PolicyKey: Int] = [:]
-    read(joined["ratelimit-policy"], parameters: ["q": .quota, "w": .window], indices: &indices)
+    read(joined["ratelimit-policy"], parameters: ["q": .quota, "w": .window, "qu": .unit], indices: &indices)
     read(joined["ratelimit"], parameters: ["r": .remaining, "t": .effectiveWindow], indices: &indices)
     if policies.isEmpty { readCommonFields(joined, reference: reference) }
     retryAfter = joined["retry-after"].flatMap { Self.retryAfter($0, reference: reference) }
@@ -95,7 +106,7 @@ public struct ServerQuota: Sendable, Equatable {
 
   /// What a parameter of a list member sets.
   private enum Parameter {
-    case quota, window, remaining, effectiveWindow
+    case quota, window, remaining, effectiveWindow, unit
   }
 
   /// What makes members one policy: their name and partition key.
@@ -112,6 +123,7 @@ public struct ServerQuota: Sendable, Equatable {
     members: for member in list.members {
       guard case .string(let name)? = member.item else { continue }
       var policy = Policy(name: name)
+      var unit: String?
       for (key, value) in member.parameters {
         if key == "pk" {
           guard case .bytes(let bytes) = value else { continue members }
@@ -119,21 +131,28 @@ public struct ServerQuota: Sendable, Equatable {
           continue
         }
         guard let parameter = known[key] else { continue }
+        if parameter == .unit {
+          guard case .string(let text) = value else { continue members }
+          unit = text
+          continue
+        }
         guard case .integer(let number) = value, number >= (parameter == .window ? 1 : 0) else { continue members }
         switch parameter {
         case .quota: policy.quota = Int(number)
         case .window: policy.window = .seconds(number)
         case .remaining: policy.remaining = Int(number)
         case .effectiveWindow: policy.effectiveWindow = .seconds(number)
+        case .unit: break
         }
       }
-      merge(policy, indices: &indices)
+      if let unit { policy.unit = unit }
+      merge(policy, unit: unit, indices: &indices)
     }
   }
 
-  /// Adds `policy`, or joins it to the one of the same name and partition key, its parameters winning: O(1)
-  /// expected, by `indices`.
-  private mutating func merge(_ policy: Policy, indices: inout [PolicyKey: Int]) {
+  /// Adds `policy`, or joins it to the one of the same name and partition key, its parameters winning (`unit`
+  /// when the member said it): O(1) expected, by `indices`.
+  private mutating func merge(_ policy: Policy, unit: String?, indices: inout [PolicyKey: Int]) {
     let key = PolicyKey(name: policy.name, partitionKey: policy.partitionKey)
     guard let index = indices[key] else {
       indices[key] = policies.count
@@ -144,6 +163,7 @@ public struct ServerQuota: Sendable, Equatable {
     policies[index].window = policy.window ?? policies[index].window
     policies[index].remaining = policy.remaining ?? policies[index].remaining
     policies[index].effectiveWindow = policy.effectiveWindow ?? policies[index].effectiveWindow
+    policies[index].unit = unit ?? policies[index].unit
   }
 
   /// `X-RateLimit-Limit`, `-Remaining` and `-Reset`, as one policy named `""`.
