@@ -405,6 +405,53 @@ import Testing
     withExtendedLifetime(last) {}
   }
 
+  /// `update` up serves the lines of every key at once, inside the call; a waiter too big for a lowered limit on
+  /// any key throws exceedsCapacity naming the new capacity.
+  @Test func updateActsOnEveryKeysLine() async throws {
+    let limiter = KeyedConcurrencyLimiter<String>(limit: 2, clock: ManualClock())
+    var held: [Lease] = []
+    var waiting: [Task<Lease, any Error>] = []
+    for key in ["a", "b", "c"] {
+      held.append(try #require(limiter.tryAcquire(2, for: key)))
+      waiting.append(await waiter(limiter, 2, for: key, position: 1))
+    }
+    limiter.update(limit: 4)
+    #expect(["a", "b", "c"].allSatisfy { limiter.inUse(for: $0) == 4 })
+    for task in waiting { try await task.value.release() }
+    let tooBig = await waiter(limiter, 4, for: "b", position: 1)
+    limiter.update(limit: 1)
+    await #expect(throws: RateLimiterError.exceedsCapacity(requested: 4, capacity: 1)) { try await tooBig.value }
+    held.removeAll()
+    #expect(limiter.count == 0)
+    await #expect(throws: RateLimiterError.exceedsCapacity(requested: 2, capacity: 1)) {
+      try await limiter.withLease(2, for: "a", within: .zero) { Issue.record("body ran") }
+    }
+  }
+
+  // MARK: - Cost and timers
+
+  /// "tryAcquire + release on a warm key: no clock read"; an acquire served at once (even with a maxWait)
+  /// schedules nothing; one that waits schedules exactly one piece of work, at start + maxWait.
+  @Test func clockReadsAndTimers() async throws {
+    let clock = RecordingClock()
+    let limiter = KeyedConcurrencyLimiter<String>(limit: 3, clock: clock)
+    let warm = try #require(limiter.tryAcquire(1, for: "k"))
+    for _ in 0..<1_000 { limiter.tryAcquire(2, for: "k")?.release() }
+    for _ in 0..<100 { limiter.tryAcquire(1, for: "cold")?.release() }
+    #expect(clock.reads == 0, "tryAcquire and release read the clock")
+    clock.base.advance(to: .seconds(5))
+    try await limiter.acquire(1, for: "k", within: .seconds(2)).release()
+    #expect(clock.deadlines.isEmpty, "served at once: nothing scheduled")
+    let held = try #require(limiter.tryAcquire(2, for: "k"))
+    let task = await waiter(limiter, 1, within: .seconds(2), position: 1)
+    await clock.base.waitUntilScheduled(atLeast: 1)
+    #expect(clock.deadlines == [.seconds(7)])
+    held.release()
+    try await task.value.release()
+    warm.release()
+    #expect(limiter.count == 0)
+  }
+
   // MARK: - Keys at rest, memory
 
   /// Every way out of a line leaves nothing behind: cancel, maxWait, update too big, release.
@@ -716,6 +763,25 @@ final class Outcomes: @unchecked Sendable {
   func count(_ outcome: String) { lock.withLock { counts[outcome, default: 0] += 1 } }
   var peak: Int { lock.withLock { highest } }
   var other: Int { lock.withLock { counts["other", default: 0] } }
+}
+
+/// A ManualClock that counts readings of `now` and records the deadlines it is given.
+final class RecordingClock: RateLimitClock, @unchecked Sendable {
+  // @unchecked Sendable: the counters are only touched under `lock`.
+  let base = ManualClock()
+  private let lock = Lock()
+  private var readCount = 0
+  private var scheduled: [Duration] = []
+  var now: Duration {
+    lock.withLock { readCount += 1 }
+    return base.now
+  }
+  var reads: Int { lock.withLock { readCount } }
+  var deadlines: [Duration] { lock.withLock { scheduled } }
+  func schedule(at deadline: Duration, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
+    lock.withLock { scheduled.append(deadline) }
+    base.schedule(at: deadline, on: queue, work)
+  }
 }
 
 /// A clock whose time moves 1 ns on every reading and which runs work inline when its deadline has passed (as
