@@ -15,8 +15,29 @@ final class LeaseKey<Key: Hashable & Sendable>: LeaseHolding, @unchecked Sendabl
   @exclusivity(unchecked) var key: Key?
 }
 
+/// What a lease operation leaves to do once the lock is let go: resume the waiters it served or turned away, and
+/// let go of the keys it forgot (a key's deinit may release a lease of the same limiter, which takes the lock).
+/// Generic, so that it stays a plain value for the specialized keys (an `Any` in it cost ~300 instructions a
+/// release in value witnesses).
+struct LeaseAftermath<Key> {
+  var handOffs: [LeaseHandOff] = []
+  /// The key forgotten, if one was; `others`, when an update forgets several.
+  private var forgotten: Key?
+  private var others: [Key] = []
+
+  mutating func forget(_ key: Key) {
+    if forgotten == nil { forgotten = key } else { others.append(key) }
+  }
+
+  /// Resumes the waiters; the keys go when the aftermath does, after the lock.
+  func resume() {
+    for handOff in handOffs { handOff.resume() }
+  }
+}
+
 /// The lock and the limit of a limiter's leases, and the release of a lease: the one piece of ``LeaseLines`` that
-/// is not generic, so that a release through ``LeaseOwner`` runs specialized code whatever the key.
+/// is not generic, so that a release through ``LeaseOwner`` runs specialized code whatever the key (the generic
+/// body looked type metadata up on every call: 2.3 times the instructions).
 class LeaseLock: LeaseOwner, @unchecked Sendable {
   // @unchecked Sendable: `limit` is touched only under `lock`.
   final let lock = Lock()
@@ -25,27 +46,29 @@ class LeaseLock: LeaseOwner, @unchecked Sendable {
   init(limit: Int) { self.limit = limit }
 
   final func release(_ lease: Lease) {
-    let handOffs: [LeaseHandOff] = lock.withLock {
-      if lease.isReleased { return [] }
+    let unsettled: LeaseHolding? = lock.withLock {
+      if lease.isReleased { return nil }
       lease.isReleased = true
       let state = lease.holder.unsafelyUnwrapped
       state.inUse -= lease.permits
-      // Nobody to serve and the key still in use: nothing else to do.
-      if state.inUse != 0, state.line.isEmpty { return [] }
-      return settle(state)
+      // Nobody to serve and the key still in use (the common release): nothing else to do.
+      return state.inUse != 0 && state.line.isEmpty ? nil : state
     }
-    for handOff in handOffs { handOff.resume() }
+    if let unsettled { settle(unsettled) }
   }
 
-  /// Under the lock, after permits came back: serves `state`'s line and forgets its key if it is at rest.
-  func settle(_ state: LeaseHolding) -> [LeaseHandOff] { preconditionFailure("LeaseLines overrides settle") }
+  /// After permits came back, under the lock again: serves `state`'s line and forgets its key if it is at rest.
+  /// Safe on a record that changed hands in between (forgotten, reused for another key): it only serves whatever
+  /// line the record holds now and forgets its key only if that key is at rest.
+  func settle(_ state: LeaseHolding) { preconditionFailure("LeaseLines overrides settle") }
 }
 
 /// The rules of leases, for every key of one limiter, under one lock: at most `limit` permits held per key,
 /// waiters served first come first served, a key with nothing held and nobody waiting forgotten.
 ///
 /// Every hand-off to a waiter happens inside the call that made its permits fit (a release, a waiter giving up,
-/// an update), before that call returns; continuations are resumed after the lock is let go.
+/// an update), before that call returns; continuations are resumed after the lock is let go, and so are the keys
+/// forgotten (`LeaseAftermath`).
 ///
 /// ```
 /// limit 2        inUse  line
@@ -82,16 +105,22 @@ final class LeaseLines<Key: Hashable & Sendable>: LeaseLock, @unchecked Sendable
 
   func tryAcquire(_ permits: Int, for key: Key) -> Lease? {
     requirePositive(permits, "permits", of: typeName)
-    return lock.withLock { grantNow(permits, for: key) }
+    var aftermath: LeaseAftermath<Key>?
+    let lease = lock.withLock { grantNow(permits, for: key, &aftermath).lease }
+    aftermath?.resume()
+    return lease
   }
 
   func decide(_ permits: Int, for key: Key) -> LeaseDecision {
     requirePositive(permits, "permits", of: typeName)
-    return lock.withLock {
-      let lease = grantNow(permits, for: key)
-      let remaining = keys[key].map { $0.line.isEmpty ? Swift.max(0, limit - $0.inUse) : 0 } ?? limit
+    var aftermath: LeaseAftermath<Key>?
+    let decision = lock.withLock {
+      let (lease, state) = grantNow(permits, for: key, &aftermath)
+      let remaining = state.map { $0.line.isEmpty ? Swift.max(0, limit - $0.inUse) : 0 } ?? limit
       return LeaseDecision(lease: lease, limit: limit, remaining: remaining)
     }
+    aftermath?.resume()
+    return decision
   }
 
   /// Capacity, then cancellation, then the line (SPEC 4.4, "Order of checks").
@@ -99,51 +128,61 @@ final class LeaseLines<Key: Hashable & Sendable>: LeaseLock, @unchecked Sendable
     requirePositive(permits, "permits", of: typeName)
     if let maxWait { requireNonNegative(maxWait, "maxWait", of: typeName) }
     let start = maxWait == nil ? 0 : clock.now()
-    let deadline = maxWait.map { Nanoseconds.adding(start, Nanoseconds.roundingDown($0)) } ?? .max
+    // Rounded up, as the clock's readings are: a fraction of a nanosecond is not `.zero`.
+    let deadline = maxWait.map { Nanoseconds.adding(start, Nanoseconds.roundingUp($0)) } ?? .max
     let waiter = LeaseWaiter(permits: permits, deadline: deadline, maxWait: maxWait)
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Lease, any Error>) in
-        let answer = lock.withLock { join(waiter, for: key, continuation, startedAt: start) }
+        var aftermath: LeaseAftermath<Key>?
+        let answer = lock.withLock { join(waiter, for: key, continuation, startedAt: start, &aftermath) }
+        aftermath?.resume()
         if let answer {
           continuation.resume(with: answer)
         } else if deadline != .max {
-          // Outside the lock: a custom clock may run the work before `schedule` returns.
-          clock.schedule(at: deadline) { self.giveUp(waiter, for: key, because: .deadline) }
+          // Outside the lock: a custom clock may run the work before `schedule` returns. Weak: a waiter served
+          // long before its deadline keeps nothing alive on the clock (neither its key nor the limiter).
+          clock.schedule(at: deadline) { [weak self, weak waiter] in
+            if let self, let waiter { self.giveUp(waiter, because: .deadline) }
+          }
         }
       }
     } onCancel: {
-      giveUp(waiter, for: key, because: .cancelled)
+      giveUp(waiter, because: .cancelled)
     }
   }
 
   func update(limit newLimit: Int) {
     requirePositive(newLimit, "limit", of: typeName)
-    let handOffs: [LeaseHandOff] = lock.withLock {
+    let aftermath: LeaseAftermath<Key> = lock.withLock {
       limit = newLimit
-      var handOffs: [LeaseHandOff] = []
+      var aftermath = LeaseAftermath<Key>()
       for state in keys.values where !state.line.isEmpty {
         for waiter in state.line.all where waiter.permits > newLimit {
           state.line.remove(waiter)
-          handOffs.append(
+          aftermath.handOffs.append(
             end(waiter, .failure(RateLimiterError.exceedsCapacity(requested: waiter.permits, capacity: newLimit))))
         }
-        handOffs += serve(state)
-        retireIfAtRest(state)
+        serve(state, &aftermath)
+        retireIfAtRest(state, &aftermath)
       }
-      return handOffs
+      return aftermath
     }
-    for handOff in handOffs { handOff.resume() }
+    aftermath.resume()
   }
 
   // Specialized for the keys the façades use most (and `ConcurrencyLimiter`'s `Int`): `LeaseLock.release` calls
   // it through the vtable, which runs the generic body otherwise (a key coming to rest cost 4 times more).
   @_specialize(where Key == String)
   @_specialize(where Key == Int)
-  override func settle(_ state: LeaseHolding) -> [LeaseHandOff] {
-    let state = unsafeDowncast(state, to: LeaseKey<Key>.self)
-    let handOffs = state.line.isEmpty ? [] : serve(state)
-    retireIfAtRest(state)
-    return handOffs
+  override func settle(_ state: LeaseHolding) {
+    let aftermath: LeaseAftermath<Key> = lock.withLock {
+      let state = unsafeDowncast(state, to: LeaseKey<Key>.self)
+      var aftermath = LeaseAftermath<Key>()
+      if !state.line.isEmpty { serve(state, &aftermath) }
+      retireIfAtRest(state, &aftermath)
+      return aftermath
+    }
+    aftermath.resume()
   }
 
   /// Returns once at least `count` waiters wait in `key`'s line: for tests, which must know that a task has
@@ -169,38 +208,50 @@ final class LeaseLines<Key: Hashable & Sendable>: LeaseLock, @unchecked Sendable
     }
   }
 
-  /// A lease now if `permits` fit beside the leases held and nobody waits; nil otherwise.
-  private func grantNow(_ permits: Int, for key: Key) -> Lease? {
-    if permits > limit { return nil }
-    if let state = keys[key] {
-      guard state.line.isEmpty, permits <= limit - state.inUse else { return nil }
-      state.inUse += permits
-      return Lease(permits: permits, owner: self, holder: state)
+  /// A lease now if `permits` fit beside the leases held and nobody waits; nil otherwise. Waiters whose deadline
+  /// has come are gone first (they hold nobody back at their deadline instant, even before their timer runs).
+  /// Returns the key's record too, if it has one. `aftermath` is made only when something is left to do.
+  private func grantNow(
+    _ permits: Int, for key: Key, _ aftermath: inout LeaseAftermath<Key>?
+  ) -> (lease: Lease?, state: LeaseKey<Key>?) {
+    guard let state = keys[key] else {
+      if permits > limit { return (nil, nil) }
+      let state = spares.popLast() ?? LeaseKey()
+      state.key = key
+      state.inUse = permits
+      keys[key] = state
+      return (Lease(permits: permits, owner: self, holder: state), state)
     }
-    let state = spares.popLast() ?? LeaseKey()
-    state.key = key
-    state.inUse = permits
-    keys[key] = state
-    return Lease(permits: permits, owner: self, holder: state)
+    if state.line.withDeadline > 0 {
+      var made = aftermath ?? LeaseAftermath<Key>()
+      serve(state, &made)
+      aftermath = made
+    }
+    guard permits <= limit, state.line.isEmpty, permits <= limit - state.inUse else { return (nil, state) }
+    state.inUse += permits
+    return (Lease(permits: permits, owner: self, holder: state), state)
   }
 
   /// `acquire`'s checks and, when it must wait, its place at the end of the line. Returns the answer when it
   /// needs no waiting.
   private func join(
-    _ waiter: LeaseWaiter, for key: Key, _ continuation: CheckedContinuation<Lease, any Error>, startedAt now: Int64
+    _ waiter: LeaseWaiter, for key: Key, _ continuation: CheckedContinuation<Lease, any Error>,
+    startedAt now: Int64, _ aftermath: inout LeaseAftermath<Key>?
   ) -> Result<Lease, any Error>? {
     if waiter.permits > limit {
       return .failure(RateLimiterError.exceedsCapacity(requested: waiter.permits, capacity: limit))
     }
     if case .cancelledEarly = waiter.state { return .failure(CancellationError()) }
-    if let lease = grantNow(waiter.permits, for: key) { return .success(lease) }
+    let (lease, record) = grantNow(waiter.permits, for: key, &aftermath)
+    if let lease { return .success(lease) }
     // Deadlines are exclusive: `maxWait: .zero` is `tryAcquire` that throws.
     if waiter.deadline <= now { return .failure(RateLimiterError.waitedTooLong(maxWait: waiter.maxWait ?? .zero)) }
-    // `grantNow` made the key's record if it had none, so it exists.
-    let line = keys[key].unsafelyUnwrapped
-    line.line.append(waiter)
+    // Refused with permits within the limit: the key has a record.
+    let state = record.unsafelyUnwrapped
+    state.line.append(waiter)
     waiter.state = .waiting(continuation)
-    if !lineWatchers.isEmpty { wakeWatchers(of: key, waiting: line.line.count) }
+    waiter.holder = state
+    if !lineWatchers.isEmpty { wakeWatchers(of: key, waiting: state.line.count) }
     return nil
   }
 
@@ -208,56 +259,57 @@ final class LeaseLines<Key: Hashable & Sendable>: LeaseLock, @unchecked Sendable
 
   /// A waiter's task was cancelled, or its `maxWait` ended: it leaves the line, taking nothing, and those behind
   /// it move up at once.
-  private func giveUp(_ waiter: LeaseWaiter, for key: Key, because reason: GivingUp) {
-    let handOffs: [LeaseHandOff] = lock.withLock {
+  private func giveUp(_ waiter: LeaseWaiter, because reason: GivingUp) {
+    let aftermath: LeaseAftermath<Key> = lock.withLock {
+      var aftermath = LeaseAftermath<Key>()
       switch waiter.state {
       case .new:
         if reason == .cancelled { waiter.state = .cancelledEarly }
-        return []
       case .cancelledEarly, .done:
-        return []
+        break
       case .waiting:
-        guard let state = keys[key] else { return [] }
+        let state = unsafeDowncast(waiter.holder.unsafelyUnwrapped, to: LeaseKey<Key>.self)
         state.line.remove(waiter)
         let error: any Error =
           reason == .cancelled
           ? CancellationError() : RateLimiterError.waitedTooLong(maxWait: waiter.maxWait ?? .zero)
-        var handOffs = [end(waiter, .failure(error))]
-        handOffs += serve(state)
-        retireIfAtRest(state)
-        return handOffs
+        aftermath.handOffs.append(end(waiter, .failure(error)))
+        serve(state, &aftermath)
+        retireIfAtRest(state, &aftermath)
       }
+      return aftermath
     }
-    for handOff in handOffs { handOff.resume() }
+    aftermath.resume()
   }
 
   /// Serves the line from its head: first every waiter whose deadline has come gives up (a waiter is never
   /// served at its own deadline), then waiters are served while the head's permits fit.
-  private func serve(_ state: LeaseKey<Key>) -> [LeaseHandOff] {
-    var handOffs: [LeaseHandOff] = []
+  private func serve(_ state: LeaseKey<Key>, _ aftermath: inout LeaseAftermath<Key>) {
     if state.line.withDeadline > 0 {
       for waiter in state.line.due(at: clock.now()) {
         state.line.remove(waiter)
-        handOffs.append(end(waiter, .failure(RateLimiterError.waitedTooLong(maxWait: waiter.maxWait ?? .zero))))
+        aftermath.handOffs.append(
+          end(waiter, .failure(RateLimiterError.waitedTooLong(maxWait: waiter.maxWait ?? .zero))))
       }
     }
     while let head = state.line.first, head.permits <= limit - state.inUse {
       state.line.remove(head)
       state.inUse += head.permits
-      handOffs.append(end(head, .success(Lease(permits: head.permits, owner: self, holder: state))))
+      aftermath.handOffs.append(end(head, .success(Lease(permits: head.permits, owner: self, holder: state))))
     }
-    return handOffs
   }
 
   private func end(_ waiter: LeaseWaiter, _ outcome: Result<Lease, any Error>) -> LeaseHandOff {
     guard case .waiting(let continuation) = waiter.state else { preconditionFailure("a waiter ended twice") }
     waiter.state = .done
+    waiter.holder = nil
     return LeaseHandOff(continuation: continuation, outcome: outcome)
   }
 
-  /// Forgets a key with nothing held and nobody waiting.
-  private func retireIfAtRest(_ state: LeaseKey<Key>) {
+  /// Forgets a key with nothing held and nobody waiting. The key itself is let go after the lock.
+  private func retireIfAtRest(_ state: LeaseKey<Key>, _ aftermath: inout LeaseAftermath<Key>) {
     guard state.inUse == 0, state.line.isEmpty, let key = state.key else { return }
+    aftermath.forget(key)
     keys[key] = nil
     state.key = nil
     if spares.count < 4 { spares.append(state) }

@@ -20,6 +20,8 @@ final class LeaseWaiter: @unchecked Sendable {
   /// The `maxWait` it was given, for ``RateLimiterError/waitedTooLong(maxWait:)``.
   let maxWait: Duration?
   var state = State.new
+  /// The key's record whose line it waits in, while it waits.
+  var holder: LeaseHolding?
 
   init(permits: Int, deadline: Int64, maxWait: Duration?) {
     self.permits = permits
@@ -87,6 +89,11 @@ struct LeaseWaiterLine {
     if start == slots.count {
       // Empty: drop a large buffer so that a key that once had a long line does not keep it.
       slots.removeAll(keepingCapacity: slots.capacity <= 16)
+      start = 0
+    } else if slots.count - start > 2 * count + 16 {
+      // More holes than waiters (waiters leaving from behind a head that stays): close them up. Amortized O(1)
+      // a removal; the line's storage follows the waiters in it.
+      slots = slots[start...].filter { $0 != nil }
       start = 0
     } else if start >= 16, start * 2 >= slots.count {
       slots.removeFirst(start)

@@ -42,9 +42,9 @@ import Testing
     // Scheduled before the waiter joins: runs first at 1 s.
     clock.schedule(at: .seconds(1), on: .main) {
       let lease = limiter.tryAcquire(1, for: "k")
+      lease?.release()
       let decision = limiter.decide(1, for: "k")
       results.set((lease != nil, decision.remaining, decision.isGranted))
-      lease?.release()
       decision.lease?.release()
     }
     let big = await waiter(limiter, 2, within: .seconds(1), position: 1)
@@ -122,8 +122,8 @@ import Testing
     let start = ContinuousClock.now
     try await Task.sleep(for: .milliseconds(50))
     #expect(ContinuousClock.now - start >= .milliseconds(50))
-    let lease = limiter.tryAcquire(1, for: "k")
     let decision = limiter.decide(3, for: "k")
+    let lease = limiter.tryAcquire(1, for: "k")
     release.signal()
     #expect(lease != nil, "50 ms after a 1 ms maxWait ended, the waiter still holds the line")
     #expect(decision.remaining == 1, "remaining reports 0 with a permit free and nobody really waiting")
@@ -708,7 +708,8 @@ func hasWaiter(_ limiter: KeyedConcurrencyLimiter<String>, _ key: String = "k") 
 
 /// The number of slots (waiters and holes) in `key`'s line, read through Mirror (the fields are private).
 func lineSlotCount<Key: Hashable & Sendable>(_ lines: LeaseLines<Key>, key: Key) -> Int? {
-  guard let keys = Mirror(reflecting: lines).children.first(where: { $0.label == "keys" })?.value as? [Key: LeaseKey<Key>],
+  guard
+    let keys = Mirror(reflecting: lines).children.first(where: { $0.label == "keys" })?.value as? [Key: LeaseKey<Key>],
     let record = keys[key]
   else { return nil }
   var mirror: Mirror? = Mirror(reflecting: record)
