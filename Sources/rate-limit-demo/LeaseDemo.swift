@@ -15,7 +15,7 @@
   /// - `exact <tasks> <milliseconds>`: names `<name>-1` … `<name>-<limit>` (limit L each), key "k"; `tasks` tasks
   ///   take leases of random names for `milliseconds`, and each holder adds 1 to its name's row of
   ///   `ratelimit_test_lease_counters` when its work starts and takes it off when it ends. Prints `max L m` (the
-  ///   highest count it saw) per name and `over n` (holders that saw more than L).
+  ///   highest count it saw) per name and `over n` (holders that saw more than L). Each holds its lease 100–200 ms.
   /// - `hold <count>`: takes `count` leases of key "k", prints `held`, and holds them (until killed).
   /// - `wait <tag>`: waits for a lease of key "k", then inserts `tag` into `ratelimit_test_lease_order` while
   ///   holding it, and releases it 50 ms later.
@@ -79,7 +79,7 @@
           return 2
         }
       } catch {
-        say("\(error)", to: 2)
+        say(String(reflecting: error), to: 2)
         return 1
       }
     }
@@ -94,13 +94,15 @@
           group.addTask {
             var seen: [Int: (max: Int, over: Int)] = [:]
             while ContinuousClock.now < end {
-              let limiter = limiters.randomElement()!
-              let count = try await limiter.withLease(for: "k", within: .seconds(5)) {
+              // A name of limit L is chosen L times out of 36: about two tasks a permit on every name.
+              var pick = Int.random(in: 0..<limiters.map(\.limit).reduce(0, +))
+              let limiter = limiters.first { pick -= $0.limit; return pick < 0 }!
+              let count = try await limiter.withLease(for: "k", within: .seconds(20)) {
                 let rows = try await client.query(
                   "UPDATE ratelimit_test_lease_counters SET n = n + 1 WHERE name = \(limiter.name) RETURNING n")
                 var count = 0
                 for try await n in rows.decode(Int.self) { count = n }
-                try await Task.sleep(for: .milliseconds(Int.random(in: 0...3)))
+                try await Task.sleep(for: .milliseconds(Int.random(in: 100...200)))
                 _ = try await client.query("UPDATE ratelimit_test_lease_counters SET n = n - 1 WHERE name = \(limiter.name)")
                 return count
               }

@@ -181,7 +181,7 @@
         let name = TestDatabase.uniqueName()
         let here = PostgresConcurrencyLimiter(client: client, name: name, limit: 3, timeout: TestDatabase.timeout)
         try await here.prepare()
-        let workers = (0..<4).map { _ in Self.start([url, name, "3", "3000", "observe", "8000"]) }
+        let workers = (0..<4).map { _ in Self.start([url, name, "3", "3000", "observe", "4000"]) }
         defer {
           for worker in workers { if let pid = worker.pid { kill(pid, SIGKILL) } }
         }
