@@ -54,10 +54,13 @@
           withExtendedLifetime(leases) {}
           return 0
         case ("wait", 1):
-          try await limiter(name, limit).withLease(for: "k") {
+          let waiter = limiter(name, limit)
+          try await waiter.withLease(for: "k") {
             _ = try await client.query("INSERT INTO ratelimit_test_lease_order (name, tag) VALUES (\(name), \(rest[0]))")
             try await Task.sleep(for: .milliseconds(50))
           }
+          // The release is sent in the background: a statement of the same limiter waits for it, before exiting.
+          _ = try await waiter.inUse(for: "k")
           say("served")
           return 0
         case ("observe", 1):

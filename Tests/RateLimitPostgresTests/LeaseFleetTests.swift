@@ -34,7 +34,7 @@
       return false
     }
 
-    /// Six processes × twelve tasks on eight names of limit 1…8: every holder counts itself in a table of the
+    /// Six processes × sixteen tasks on eight names of limit 1…8: every holder counts itself in a table of the
     /// test's own while it holds its lease; no count ever exceeds its limit, and every limit is reached.
     @Test func sixProcessesNeverExceedALimitAndReachEveryOne() async throws {
       guard let url = TestDatabase.url else {
@@ -48,7 +48,7 @@
         for limit in 1...8 {
           _ = try await client.query("INSERT INTO ratelimit_test_lease_counters VALUES (\("\(name)-\(limit)"), 0)")
         }
-        let workers = (0..<6).map { _ in Self.start([url, name, "8", "3000", "exact", "12", "3000"]) }
+        let workers = (0..<6).map { _ in Self.start([url, name, "8", "3000", "exact", "16", "4000"]) }
         let statuses = await waitOffThePool { wait(for: workers.map(\.pid), atMost: .seconds(120)) }
         var highest = [Int: Int]()
         for (worker, status) in zip(workers, statuses) {
