@@ -66,7 +66,8 @@
       requirePositive(limit, "limit", of: "PostgresConcurrencyLimiter")
       requireNonNegative(timeout, "timeout", of: "PostgresConcurrencyLimiter")
       if leaseTimeout < .seconds(1) {
-        fatalError("PostgresConcurrencyLimiter: leaseTimeout must be at least 1 second, got leaseTimeout: \(leaseTimeout)")
+        fatalError(
+          "PostgresConcurrencyLimiter: leaseTimeout must be at least 1 second, got leaseTimeout: \(leaseTimeout)")
       }
       if name.utf8.count > PostgresRateLimiter.maximumKeyLength {
         fatalError(

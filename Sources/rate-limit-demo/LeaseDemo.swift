@@ -15,7 +15,7 @@
   /// - `exact <tasks> <milliseconds>`: names `<name>-1` … `<name>-<limit>` (limit L each), key "k"; `tasks` tasks
   ///   take leases of random names for `milliseconds`, and each holder adds 1 to its name's row of
   ///   `ratelimit_test_lease_counters` when its work starts and takes it off when it ends. Prints `max L m` (the
-  ///   highest count it saw) per name and `over n` (holders that saw more than L). Each holds its lease 100–200 ms.
+  ///   highest count it saw) per name and `over n` (holders that saw more than L). Each holds its lease 250–500 ms.
   /// - `hold <count>`: takes `count` leases of key "k", prints `held`, and holds them (until killed).
   /// - `wait <tag>`: waits for a lease of key "k", then inserts `tag` into `ratelimit_test_lease_order` while
   ///   holding it, and releases it 50 ms later.
@@ -44,7 +44,8 @@
       do {
         switch (arguments[5], rest.count) {
         case ("exact", 2):
-          return try await exact(client, (1...limit).map { limiter("\(name)-\($0)", $0) }, Int(rest[0]) ?? 1, Int(rest[1]) ?? 0)
+          return try await exact(
+            client, (1...limit).map { limiter("\(name)-\($0)", $0) }, Int(rest[0]) ?? 1, Int(rest[1]) ?? 0)
         case ("hold", 1):
           let gpu = limiter(name, limit)
           var leases: [Lease] = []
@@ -56,7 +57,8 @@
         case ("wait", 1):
           let waiter = limiter(name, limit)
           try await waiter.withLease(for: "k") {
-            _ = try await client.query("INSERT INTO ratelimit_test_lease_order (name, tag) VALUES (\(name), \(rest[0]))")
+            _ = try await client.query(
+              "INSERT INTO ratelimit_test_lease_order (name, tag) VALUES (\(name), \(rest[0]))")
             try await Task.sleep(for: .milliseconds(50))
           }
           // The release is sent in the background: a statement of the same limiter waits for it, before exiting.
@@ -88,7 +90,9 @@
     }
 
     /// `exact`: the holders' counts, checked in the database by every holder.
-    static func exact(_ client: PostgresClient, _ limiters: [PostgresConcurrencyLimiter], _ tasks: Int, _ milliseconds: Int)
+    static func exact(
+      _ client: PostgresClient, _ limiters: [PostgresConcurrencyLimiter], _ tasks: Int, _ milliseconds: Int
+    )
       async throws -> Int32
     {
       let end = ContinuousClock.now + .milliseconds(milliseconds)
@@ -99,14 +103,17 @@
             while ContinuousClock.now < end {
               // A name of limit L is chosen L times out of 36: about two tasks a permit on every name.
               var pick = Int.random(in: 0..<limiters.map(\.limit).reduce(0, +))
-              let limiter = limiters.first { pick -= $0.limit; return pick < 0 }!
+              let limiter = limiters.first {
+                pick -= $0.limit; return pick < 0
+              }!
               let count = try await limiter.withLease(for: "k", within: .seconds(20)) {
                 let rows = try await client.query(
                   "UPDATE ratelimit_test_lease_counters SET n = n + 1 WHERE name = \(limiter.name) RETURNING n")
                 var count = 0
                 for try await n in rows.decode(Int.self) { count = n }
-                try await Task.sleep(for: .milliseconds(Int.random(in: 100...200)))
-                _ = try await client.query("UPDATE ratelimit_test_lease_counters SET n = n - 1 WHERE name = \(limiter.name)")
+                try await Task.sleep(for: .milliseconds(Int.random(in: 250...500)))
+                _ = try await client.query(
+                  "UPDATE ratelimit_test_lease_counters SET n = n - 1 WHERE name = \(limiter.name)")
                 return count
               }
               let before = seen[limiter.limit] ?? (0, 0)

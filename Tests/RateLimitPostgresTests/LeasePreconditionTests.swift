@@ -13,7 +13,8 @@
         func make(name: String = "n", limit: Int = 1, leaseTimeout: Duration = .seconds(1), timeout: Duration = .zero)
           -> PostgresConcurrencyLimiter
         {
-          PostgresConcurrencyLimiter(client: client, name: name, limit: limit, leaseTimeout: leaseTimeout, timeout: timeout)
+          PostgresConcurrencyLimiter(
+            client: client, name: name, limit: limit, leaseTimeout: leaseTimeout, timeout: timeout)
         }
         switch parameter {
         case "limit": _ = make(limit: 0)

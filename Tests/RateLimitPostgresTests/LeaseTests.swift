@@ -2,7 +2,7 @@
   import Foundation
   import PostgresNIO
   import RateLimit
-  import RateLimitPostgres
+  @testable import RateLimitPostgres
   import Testing
 
   /// SPEC 4.4, `PostgresConcurrencyLimiter` in one process against the real server: its answers, its order, its
@@ -10,7 +10,8 @@
   @Suite struct LeaseTests {
     static func limiter(
       _ client: PostgresClient, _ name: String, limit: Int, leaseTimeout: Duration = .seconds(3),
-      whenUnavailable: PostgresConcurrencyLimiter.WhenUnavailable = .throwError, timeout: Duration = TestDatabase.timeout
+      whenUnavailable: PostgresConcurrencyLimiter.WhenUnavailable = .throwError,
+      timeout: Duration = TestDatabase.timeout
     ) -> PostgresConcurrencyLimiter {
       PostgresConcurrencyLimiter(
         client: client, name: name, limit: limit, leaseTimeout: leaseTimeout, whenUnavailable: whenUnavailable,
@@ -57,7 +58,8 @@
     @Test func aRateLimitAndAConcurrencyLimitMayShareAName() async throws {
       _ = try await TestDatabase.withClient { client in
         let name = TestDatabase.uniqueName()
-        let rate = PostgresRateLimiter(client: client, name: name, limit: 5, per: .seconds(60), timeout: TestDatabase.timeout)
+        let rate = PostgresRateLimiter(
+          client: client, name: name, limit: 5, per: .seconds(60), timeout: TestDatabase.timeout)
         let leases = Self.limiter(client, name, limit: 1)
         #expect(try await rate.tryAcquire(5, for: "k"))
         let lease = try await leases.tryAcquire(for: "k")
@@ -100,6 +102,8 @@
           #expect(served.values == [0, 1, 2, 3])
           // Four waiters, each served after the one before released: far less than one check period (1 s) each.
           #expect(ContinuousClock.now - released < .milliseconds(2_000))
+          // Each limiter's releases reach the database before its next statement.
+          _ = try await there.inUse(for: "k")
           #expect(try await here.inUse(for: "k") == 0)
         }
       }
@@ -169,7 +173,8 @@
           #expect(try await there.tryAcquire(for: "k") == nil)
           held.release()
           lease.release()
-          #expect(try await there.tryAcquire(2, for: "k") != nil)
+          // The releases reach the database before the same limiter's next statement.
+          #expect(try await here.tryAcquire(2, for: "k") != nil)
         }
       }
     }
@@ -240,6 +245,28 @@
             _ = try await limiters[1].tryAcquire(for: String(repeating: "x", count: 1_025))
           }
           withExtendedLifetime((held, local)) {}
+        }
+      }
+    }
+
+    /// A lease outlives `leaseTimeout` while its process renews it (as another client sees it), and once this
+    /// process holds none, its renewal task ends within a renewal period.
+    @Test func leasesAreRenewedWhileHeldAndNothingRunsOnceNoneIs() async throws {
+      _ = try await TestDatabase.withClient { client in
+        _ = try await TestDatabase.withClient { other in
+          let name = TestDatabase.uniqueName()
+          let here = Self.limiter(client, name, limit: 1, leaseTimeout: .seconds(1))
+          let there = Self.limiter(other, name, limit: 1, leaseTimeout: .seconds(1))
+          #expect(here.store.held.withLock { $0.renewing } == nil)
+          let lease = try #require(try await here.tryAcquire(for: "k"))
+          #expect(here.store.held.withLock { $0.renewing } != nil)
+          try await Task.sleep(for: .milliseconds(2_500))
+          #expect(try await there.tryAcquire(for: "k") == nil)
+          #expect(try await there.inUse(for: "k") == 1)
+          lease.release()
+          try await Task.sleep(for: .milliseconds(500))
+          #expect(here.store.held.withLock { $0.renewing } == nil)
+          #expect(try await there.tryAcquire(for: "k") != nil)
         }
       }
     }

@@ -58,7 +58,8 @@
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
       let (state, id, limit, held, waiting) = try row.decode((Int32, Int64?, Int64, Int64, Bool).self)
-      return LeaseRow(state: LeaseRow.State(rawValue: state) ?? .refused, id: id, limit: limit, held: held, waiting: waiting)
+      return LeaseRow(
+        state: LeaseRow.State(rawValue: state) ?? .refused, id: id, limit: limit, held: held, waiting: waiting)
     }
   }
 
