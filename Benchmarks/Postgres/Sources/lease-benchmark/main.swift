@@ -69,8 +69,9 @@ func row(_ label: String, _ m: Measurement, floor: Measurement?) -> String {
 print("| case | per second | p50 µs | p99 µs | p50 over `SELECT 1` | rate over `SELECT 1` |")
 print("|---|---|---|---|---|---|")
 for (tasks, connections) in [(1, 1), (64, 4)] {
-  configuration.options.maximumConnections = connections
-  configuration.options.minimumConnections = connections
+  // One connection more: the limiter's listener (LISTEN for waiters' wake-ups) holds one of the pool's.
+  configuration.options.maximumConnections = connections + 1
+  configuration.options.minimumConnections = connections + 1
   let client = PostgresClient(configuration: configuration)
   let running = Task { await client.run() }
   // 64 keys of limit 1 000: never refused, so each lease is one decision and one release.

@@ -117,9 +117,16 @@
         v_row record;
         v_state integer := 0;
         v_id bigint;
+        v_lock bytea;
       BEGIN
         PERFORM set_config('lock_timeout', p_lock_timeout, true);
         IF cardinality(p_release) > 0 THEN
+          -- Every key's lock in key order, this one's included, as every statement on several keys takes them
+          -- (taken out of order, two decisions carrying each other's key's releases deadlocked: 1 s each).
+          FOR v_lock IN SELECT k FROM (SELECT key AS k FROM ratelimit_leases WHERE name = p_name
+              AND id = ANY (p_release) UNION SELECT p_key) AS keys ORDER BY k LOOP
+            PERFORM pg_advisory_xact_lock(hashtextextended(p_name::text || '/' || v_lock::text, 4404));
+          END LOOP;
           PERFORM ratelimit_lease_keep_v1(p_name, '{}', p_release, 0);
         END IF;
         PERFORM pg_advisory_xact_lock(hashtextextended(p_name::text || '/' || p_key::text, 4404));
