@@ -105,6 +105,7 @@ let package = Package(
         "RateLimit", "RateLimitDiagrams", "RateLimitHTTP",
         .target(name: "RateLimitPostgres", condition: .when(traits: ["Postgres"])),
         .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+        .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Postgres"])),
         .target(name: "RateLimitHummingbird", condition: .when(traits: ["Hummingbird"])),
         .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
         .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),

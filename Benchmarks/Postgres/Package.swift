@@ -39,6 +39,16 @@ let package = Package(
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // A lease (acquire + release) beside `SELECT 1`: swift run -c release --package-path Benchmarks/Postgres
+    // lease-benchmark
+    .executableTarget(
+      name: "lease-benchmark",
+      dependencies: [
+        .product(name: "RateLimit", package: rateLimitPackage),
+        .product(name: "RateLimitPostgres", package: rateLimitPackage),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     // A hello-world server with and without RateLimitMiddleware, for wrk: bash Benchmarks/Postgres/http.sh
     .executableTarget(
       name: "http-benchmark",

@@ -33,6 +33,13 @@ if let first = CommandLine.arguments.dropFirst().first, first.hasPrefix("--fleet
   #endif
 }
 
+// Leases across a fleet (PostgreSQL), for the tests: built with the Postgres trait only.
+#if Postgres
+  if CommandLine.arguments.dropFirst().first == "--lease-worker" {
+    exit(await LeaseDemo.run(Array(CommandLine.arguments.dropFirst())))
+  }
+#endif
+
 // A rate-limited HTTP route on loopback (Hummingbird): built with the Hummingbird trait only.
 if let first = CommandLine.arguments.dropFirst().first, first == "--serve" {
   #if Hummingbird

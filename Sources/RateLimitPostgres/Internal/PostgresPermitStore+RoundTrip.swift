@@ -20,6 +20,22 @@
       let milliseconds = max(1, wholeNanoseconds(timeout, roundingUp: false) / 1_250_000)
       return "\(milliseconds)ms"
     }
+  }
+
+  /// What a round trip needs of its store: ``PostgresPermitStore`` and the leases' store send their statements
+  /// through the same deadline, retries and outage back-off.
+  protocol DatabaseRoundTrips: Sendable {
+    var client: PostgresClient { get }
+    var name: String { get }
+    var timeout: Duration { get }
+    var outage: Outage { get }
+    var deadlines: DeadlineTimer { get }
+    var logger: Logger { get }
+  }
+
+  extension PostgresPermitStore: DatabaseRoundTrips {}
+
+  extension DatabaseRoundTrips {
 
     /// A prepared statement's one row, within `limit` (default: the timeout). The functions always return a row:
     /// none is a bug, not an outage.
@@ -37,7 +53,7 @@
     func throwingUnavailable<Value>(_ body: () async throws -> Value) async throws -> Value {
       do {
         return try await body()
-      } catch let error as Unavailable {
+      } catch let error as PostgresPermitStore.Unavailable {
         throw error.error
       }
     }
@@ -98,7 +114,7 @@
         // No round trip, so no suspension: yield once, so that callers in a tight loop cannot starve the probe
         // (and its deadline) of the cooperative pool.
         await Task.yield()
-        throw Unavailable(error: .unavailable(underlying: failure), wasSent: false)
+        throw PostgresPermitStore.Unavailable(error: .unavailable(underlying: failure), wasSent: false)
       }
       do {
         let result = try await withDeadline(limit, on: deadlines) {
@@ -128,12 +144,12 @@
             "rate limit: the database cannot answer; whenUnavailable decides, asking again after a back-off",
             metadata: ["ratelimit.name": "\(name)", "error": "\(error)"])
         }
-        throw Unavailable(error: .unavailable(underlying: error))
+        throw PostgresPermitStore.Unavailable(error: .unavailable(underlying: error))
       }
     }
   }
 
-  extension PostgresPermitStore {
+  extension DatabaseRoundTrips {
     /// The database answered: an outage in force ends, logged once at `info` (SPEC 4.3.1).
     func databaseAnswered() {
       guard let error = outage.succeeded() else { return }

@@ -27,8 +27,15 @@
       let name: String
     }
 
+    /// A `PostgresConcurrencyLimiter`'s store: its waiters check again when a key of its name moves.
+    private struct LeaseEntry {
+      weak var store: LeaseStore?
+      let name: [UInt8]
+    }
+
     private struct State {
       var entries: [Entry] = []
+      var leaseEntries: [LeaseEntry] = []
       var isListening = false
       var listenedOnce: [CheckedContinuation<Void, Never>] = []
       /// Its task has ended (no store left, or the client shut down): a store registers with a new listener.
@@ -60,6 +67,26 @@
         }
         // Under the listener's lock, so that a connection lost meanwhile is seen after this.
         if state.isListening { refusals.listening(true) }
+      }
+      if start { Task { await listener.run(key) } }
+      await listener.waitUntilListening(within: limit)
+    }
+
+    /// Registers a leases' store with its client's listener (the same connection and channel as the local
+    /// refusals': `lease:` payloads), and waits until that listener listens, at most `limit`. Until it does, the
+    /// store's waiters check at their period only.
+    static func register(leases store: LeaseStore, within limit: Duration) async {
+      let key = ObjectIdentifier(store.client)
+      let (listener, start) = listeners.withLock { listeners -> (RefusalListener, Bool) in
+        if let listener = listeners[key], !listener.state.withLock({ $0.hasEnded }) { return (listener, false) }
+        let listener = RefusalListener(client: store.client, logger: store.logger)
+        listeners[key] = listener
+        return (listener, true)
+      }
+      listener.state.withLock { state in
+        if !state.leaseEntries.contains(where: { $0.store === store }) {
+          state.leaseEntries.append(LeaseEntry(store: store, name: Array(store.name.utf8)))
+        }
       }
       if start { Task { await listener.run(key) } }
       await listener.waitUntilListening(within: limit)
@@ -128,7 +155,8 @@
     private func hasStores() -> Bool {
       state.withLock { state in
         state.entries.removeAll { $0.store == nil }
-        return !state.entries.isEmpty
+        state.leaseEntries.removeAll { $0.store == nil }
+        return !state.entries.isEmpty || !state.leaseEntries.isEmpty
       }
     }
 
@@ -143,6 +171,7 @@
 
     /// A notification: `name-hex` (the whole name) or `name-hex:key-hex` (one key).
     private func deliver(_ payload: String) {
+      if payload.hasPrefix("lease:") { return deliverLease(payload.dropFirst(6)) }
       let parts = payload.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
       guard let name = Self.bytes(hex: parts[0]) else { return }
       let key = parts.count == 2 ? Self.bytes(hex: parts[1]).map(ByteBuffer.init(bytes:)) : nil
@@ -151,6 +180,16 @@
       for entry in entries where Array(entry.name.utf8) == name {
         if let key { entry.refusals.ended(for: key) } else { entry.refusals.endedForEveryKey() }
       }
+    }
+
+    /// A lease notification: `name-hex` (an update: every key) or `name-hex:key-hex` (one key's line moved).
+    private func deliverLease(_ payload: Substring) {
+      let parts = payload.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+      guard let name = Self.bytes(hex: parts[0]) else { return }
+      let key = parts.count == 2 ? Self.bytes(hex: parts[1]) : nil
+      if parts.count == 2 && key == nil { return }
+      let stores = state.withLock { $0.leaseEntries.filter { $0.name == name }.compactMap(\.store) }
+      for store in stores { store.wake(key: key) }
     }
 
     /// The bytes a hex string spells (`encode(…, 'hex')`), `nil` if it spells none.

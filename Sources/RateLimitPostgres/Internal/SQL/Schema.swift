@@ -49,7 +49,9 @@
     /// table's lock before its `lock_timeout`; a block or penalty on a hot key keeps every booking counted; an
     /// operation that runs after its caller gave up changes nothing (`ratelimit_operate_v2`, `ratelimit_update_v2`:
     /// `ratelimit_in_time_v1`); and a refund, reset or update notifies every process (`RefusalListener`).
-    static let version = 15
+    /// Release 16 (4.4) adds the leases of `PostgresConcurrencyLimiter` (`Schema+Leases.swift`): new objects only,
+    /// so every older process keeps working beside it.
+    static let version = 16
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
     /// processes may prepare at once. One statement: a `DO` block is one transaction. From 4.0 (version 3) it
@@ -118,6 +120,7 @@
         \(decidePenalisingFunction)
         \(updateFunction)
         \(operationsOf42Functions)
+        \(leaseObjects)
         DELETE FROM ratelimit_schema;
         INSERT INTO ratelimit_schema (version) VALUES (3);
         DELETE FROM ratelimit_release;

@@ -1,0 +1,87 @@
+#if Postgres
+  import PostgresNIO
+
+  /// What `ratelimit_lease_acquire_v1` answers: the decision, and the key after it.
+  struct LeaseRow: Sendable {
+    enum State: Int32, Sendable {
+      /// Not granted, and no place taken (`tryAcquire`).
+      case refused = 0
+      /// Held: `id` is the lease's.
+      case granted = 1
+      /// A place in the key's line: `id` is the place's.
+      case waiting = 2
+      /// More permits than the stored limit: nothing taken.
+      case exceedsCapacity = 3
+      /// The waiter's place expired (its process stopped checking for longer than `leaseTimeout`).
+      case gone = 4
+    }
+
+    var state: State
+    var id: Int64?
+    /// The name's stored limit, which decided.
+    var limit: Int64
+    /// The permits the key's leases hold after the decision.
+    var held: Int64
+    /// Whether anyone waits for the key after it.
+    var waiting: Bool
+  }
+
+  /// A decision, or a waiter's check, with the releases it carries (`ratelimit_lease_acquire_v1`).
+  struct LeaseAcquireStatement: PostgresPreparedStatement {
+    static let sql =
+      "SELECT o_state, o_id, o_lim, o_held, o_waiting FROM ratelimit_lease_acquire_v1($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+    typealias Row = LeaseRow
+
+    var name: ByteBuffer
+    var key: ByteBuffer
+    var permits: Int64
+    var limit: Int64
+    var ttl: Int64
+    var wait: Bool
+    var waiter: Int64
+    var releases: [Int64]
+    var lockTimeout: String
+
+    func makeBindings() -> PostgresBindings {
+      var bindings = PostgresBindings(capacity: 9)
+      bindings.append(name)
+      bindings.append(key)
+      bindings.append(permits)
+      bindings.append(limit)
+      bindings.append(ttl)
+      bindings.append(wait)
+      bindings.append(waiter)
+      bindings.append(releases)
+      bindings.append(lockTimeout)
+      return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+      let (state, id, limit, held, waiting) = try row.decode((Int32, Int64?, Int64, Int64, Bool).self)
+      return LeaseRow(
+        state: LeaseRow.State(rawValue: state) ?? .refused, id: id, limit: limit, held: held, waiting: waiting)
+    }
+  }
+
+  /// Releases and renewals of one name (`ratelimit_lease_keep_v1`): a row per lease it could not renew.
+  struct LeaseKeepStatement: PostgresPreparedStatement {
+    static let sql = "SELECT o_lost FROM ratelimit_lease_keep_v1($1, $2, $3, $4)"
+    typealias Row = Int64
+
+    var name: ByteBuffer
+    var renew: [Int64]
+    var release: [Int64]
+    var ttl: Int64
+
+    func makeBindings() -> PostgresBindings {
+      var bindings = PostgresBindings(capacity: 4)
+      bindings.append(name)
+      bindings.append(renew)
+      bindings.append(release)
+      bindings.append(ttl)
+      return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
+  }
+#endif

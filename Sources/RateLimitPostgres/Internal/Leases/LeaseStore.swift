@@ -1,0 +1,396 @@
+#if Postgres
+  import Logging
+  import PostgresNIO
+  import RateLimit
+
+  /// The database behind a `PostgresConcurrencyLimiter`: its statements (through the same round trip as
+  /// `PostgresPermitStore`'s: deadline, retries, outage back-off), the leases this process holds and their
+  /// renewal, the releases not sent yet, and the waiters to wake when another process moves a key's line.
+  ///
+  /// | piece | where |
+  /// |---|---|
+  /// | the leases held, renewed every `leaseTimeout / 4` while any is held; none: no background work | ``HeldLeases`` |
+  /// | releases: one statement each batch, sent at once, carried by the next decision when it comes first | ``PendingReleases`` |
+  /// | a waiter woken by `lease:` notifications (``RefusalListener``) | ``WakeSignal`` |
+  final class LeaseStore: DatabaseRoundTrips {
+    let client: PostgresClient
+    let name: String
+    let nameBytes: ByteBuffer
+    let timeout: Duration
+    let leaseTimeout: Duration
+    /// `leaseTimeout` in whole nanoseconds: every row's `ttl`.
+    let ttl: Int64
+    /// The limit the limiter was made with: stored for its name unless one is stored.
+    let configuredLimit: Int
+    /// The latest limit the database reported.
+    let knownLimit: LockedValue<Int>
+    let outage = Outage()
+    let deadlines = DeadlineTimer()
+    let logger: Logger
+    let preparation = LockedValue(Preparation.idle)
+    let held = LockedValue(HeldLeases())
+    let releases = LockedValue(PendingReleases())
+    /// This process's waiters by key, to wake when the key's line moves.
+    let waiters = LockedValue([[UInt8]: [ObjectIdentifier: WakeSignal]]())
+
+    init(client: PostgresClient, name: String, limit: Int, leaseTimeout: Duration, timeout: Duration, logger: Logger) {
+      (self.client, self.name, self.timeout, self.leaseTimeout, self.logger) =
+        (client, name, timeout, leaseTimeout, logger)
+      nameBytes = ByteBuffer(string: name)
+      ttl = wholeNanoseconds(leaseTimeout, roundingUp: false)
+      configuredLimit = limit
+      knownLimit = LockedValue(limit)
+    }
+
+    /// How often a waiter checks its place (and so renews it) without a notification: `leaseTimeout / 3`.
+    var checkPeriod: Duration { leaseTimeout / 3 }
+    /// How often held leases are renewed: a quarter of `leaseTimeout`, so that a renewal late by a round trip
+    /// still comes within a third.
+    var renewalPeriod: Duration { leaseTimeout / 4 }
+
+    /// `lock_timeout` of a decision: four fifths of `timeout`, as `PostgresPermitStore`'s.
+    var lockTimeout: String { "\(max(1, wholeNanoseconds(timeout, roundingUp: false) / 1_250_000))ms" }
+
+    // MARK: Preparation
+
+    /// The schema (`Schema.prepare`, release 16), the name's limit stored unless one is, adopted; then listening.
+    func prepare(within deadline: Duration) async throws {
+      _ = try await run(PostgresQuery(unsafeSQL: Schema.prepare), as: Int32.self, within: deadline)
+      let query: PostgresQuery = """
+        WITH stored AS (
+          INSERT INTO ratelimit_lease_names (name, lim) VALUES (\(nameBytes), \(Int64(configuredLimit))) \
+          ON CONFLICT (name) DO NOTHING RETURNING lim)
+        SELECT lim FROM stored UNION ALL SELECT lim FROM ratelimit_lease_names WHERE name = \(nameBytes) LIMIT 1
+        """
+      if let limit = try await run(query, as: Int64.self, within: deadline) { adopt(limit) }
+      await RefusalListener.register(leases: self, within: min(deadline, timeout))
+      preparation.withLock { $0 = .done }
+    }
+
+    /// As `PostgresPermitStore.prepareIfNeeded()`: one preparation at a time, waited for at most `timeout`.
+    func prepareIfNeeded() async throws {
+      let task = preparation.withLock { state -> Task<Void, any Error>? in
+        switch state {
+        case .done: return nil
+        case .running(let task): return task
+        case .idle:
+          let task = Task { [self] in
+            do {
+              try await prepare(within: max(timeout, .seconds(10)))
+            } catch {
+              preparation.withLock { $0 = .idle }
+              throw error
+            }
+          }
+          state = .running(task)
+          return task
+        }
+      }
+      guard let task else { return }
+      do {
+        try await withDeadline(timeout, on: deadlines) { try await task.value }
+      } catch let error as DecisionTimedOut {
+        throw PostgresPermitStore.Unavailable(error: .unavailable(underlying: error), wasSent: false)
+      }
+    }
+
+    func adopt(_ limit: Int64) {
+      knownLimit.withLock { $0 = Int(clamping: limit) }
+    }
+
+    // MARK: Decisions
+
+    /// One decision or a waiter's check, carrying this limiter's releases not sent yet (and after the one in
+    /// flight, if any: a release never reaches the database after a later statement of its limiter).
+    func acquire(_ permits: Int, key: ByteBuffer, wait: Bool, waiter: Int64 = 0) async throws -> LeaseRow {
+      try await prepareIfNeeded()
+      let carried = await releasesBeforeStatement()
+      let statement = LeaseAcquireStatement(
+        name: nameBytes, key: key, permits: Int64(permits), limit: Int64(configuredLimit), ttl: ttl, wait: wait,
+        waiter: waiter, releases: carried.map(\.id), lockTimeout: lockTimeout)
+      let sentAt = ContinuousClock.now
+      do {
+        let row = try await firstRow(of: statement, outageKey: String(buffer: key))
+        adopt(row.limit)
+        if row.state == .granted, let id = row.id {
+          held.withLock { $0.leases[id] = HeldLeases.Entry(key: String(buffer: key), renewedAt: sentAt) }
+          startRenewingIfNeeded()
+        }
+        return row
+      } catch {
+        // Not known to have reached the database: sent again (a release is idempotent).
+        if !carried.isEmpty { enqueue(carried) }
+        throw error
+      }
+    }
+
+    /// `inUse`: the permits `key`'s leases hold, after this limiter's releases.
+    func inUse(key: ByteBuffer) async throws -> Int {
+      try await prepareIfNeeded()
+      try await sendReleasesNow()
+      let query: PostgresQuery = """
+        SELECT coalesce(sum(permits), 0)::bigint FROM ratelimit_leases \
+        WHERE name = \(nameBytes) AND key = \(key) AND held AND expires > ratelimit_clock()
+        """
+      return Int(try await run(query, as: Int64.self) ?? 0)
+    }
+
+    /// `update(limit:)` for the fleet, after this limiter's releases.
+    func update(limit: Int) async throws {
+      try await prepareIfNeeded()
+      try await sendReleasesNow()
+      let query: PostgresQuery = "SELECT ratelimit_lease_update_v1(\(nameBytes), \(Int64(limit)))"
+      _ = try await run(query, as: Int64.self)
+      adopt(Int64(limit))
+    }
+  }
+
+  // MARK: - Held leases and their renewal
+
+  /// The leases this process holds, and the task that renews them (none while none is held).
+  struct HeldLeases {
+    struct Entry {
+      var key: String
+      /// When the statement that granted or last renewed it was sent (the database's expiry is later).
+      var renewedAt: ContinuousClock.Instant
+    }
+
+    var leases: [Int64: Entry] = [:]
+    var renewing: Task<Void, Never>?
+  }
+
+  extension LeaseStore {
+    /// A lease of `permits` whose release gives back lease `id`.
+    func lease(_ permits: Int, id: Int64) -> Lease {
+      Lease(permits: permits) { [self] in release(id) }
+    }
+
+    /// This process stops counting lease `id` at once; the database has it within a round trip. A lease found
+    /// expired (no longer held here) releases nothing.
+    func release(_ id: Int64) {
+      guard let entry = held.withLock({ $0.leases.removeValue(forKey: id) }) else { return }
+      enqueue([PendingReleases.Item(id: id, until: entry.renewedAt + leaseTimeout)])
+    }
+
+    func startRenewingIfNeeded() {
+      held.withLock { state in
+        guard state.renewing == nil, !state.leases.isEmpty else { return }
+        state.renewing = Task { [weak self] in await self?.renewWhileHeld() }
+      }
+    }
+
+    /// Renews every lease held, in one statement, every `renewalPeriod`, until none is held.
+    private func renewWhileHeld() async {
+      while true {
+        try? await Task.sleep(for: renewalPeriod)
+        let ids = held.withLock { state -> [Int64] in
+          if state.leases.isEmpty { state.renewing = nil }
+          return Array(state.leases.keys)
+        }
+        if ids.isEmpty { return }
+        let sentAt = ContinuousClock.now
+        do {
+          let statement = LeaseKeepStatement(name: nameBytes, renew: ids, release: [], ttl: ttl)
+          let lost = try await run(within: timeout) { client in
+            var lost: [Int64] = []
+            for try await id in try await client.execute(statement) { lost.append(id) }
+            return lost
+          }
+          let lostSet = Set(lost)
+          let expired = held.withLock { state -> [(Int64, String)] in
+            var expired: [(Int64, String)] = []
+            for id in ids {
+              if lostSet.contains(id) {
+                if let entry = state.leases.removeValue(forKey: id) { expired.append((id, entry.key)) }
+              } else {
+                state.leases[id]?.renewedAt = sentAt
+              }
+            }
+            return expired
+          }
+          for (id, key) in expired {
+            logger.error(
+              "concurrency limit: a lease expired before it was renewed (its process was cut off longer than leaseTimeout); its release does nothing",
+              metadata: ["ratelimit.name": "\(name)", "ratelimit.key": "\(key)", "ratelimit.lease": "\(id)"])
+          }
+        } catch {
+          // Retried at the next period; a lease whose expiry has passed is the database's to drop.
+          let now = ContinuousClock.now
+          let dropped = held.withLock { state -> [String] in
+            let gone = state.leases.filter { now - $0.value.renewedAt >= leaseTimeout }
+            for id in gone.keys { state.leases[id] = nil }
+            return gone.values.map(\.key)
+          }
+          for key in dropped {
+            logger.error(
+              "concurrency limit: a lease could not be renewed before it expired (the database did not answer)",
+              metadata: ["ratelimit.name": "\(name)", "ratelimit.key": "\(key)"])
+          }
+        }
+      }
+    }
+  }
+
+  // MARK: - Releases
+
+  /// Releases not sent yet, and whether a statement sending some is in flight.
+  struct PendingReleases {
+    struct Item {
+      var id: Int64
+      /// When the lease would have expired: a release still unsent then is dropped (the database expires it).
+      var until: ContinuousClock.Instant
+    }
+
+    var items: [Item] = []
+    /// Whether a task sends the queued releases (it ends when none is left).
+    var isSending = false
+    /// Whether that task's statement is in flight: a later statement waits for it.
+    var inFlight = false
+    /// Statements waiting for the one in flight to end.
+    var waiting: [CheckedContinuation<Void, Never>] = []
+  }
+
+  extension LeaseStore {
+    /// Queues `items` and starts sending them (one statement a batch) unless a task sends already. A decision
+    /// that comes first carries them instead (one round trip for both).
+    func enqueue(_ items: [PendingReleases.Item]) {
+      let start = releases.withLock { state -> Bool in
+        state.items.append(contentsOf: items)
+        if state.isSending { return false }
+        state.isSending = true
+        return true
+      }
+      if start { Task { await sendReleases() } }
+    }
+
+    /// Sends the queued releases, a batch a statement, until none is queued; a batch the database cannot take
+    /// is tried again (after 50 ms) until its leases would have expired.
+    private func sendReleases() async {
+      while true {
+        let batch = releases.withLock { state -> [PendingReleases.Item] in
+          let now = ContinuousClock.now
+          let batch = state.items.filter { $0.until > now }
+          state.items = []
+          if batch.isEmpty { state.isSending = false } else { state.inFlight = true }
+          return batch
+        }
+        if batch.isEmpty { return }
+        let statement = LeaseKeepStatement(name: nameBytes, renew: [], release: batch.map(\.id), ttl: ttl)
+        var failed = false
+        do {
+          _ = try await run(within: timeout) { client in
+            for try await _ in try await client.execute(statement) {}
+            return true
+          }
+        } catch {
+          failed = true
+        }
+        let waiting = releases.withLock { state -> [CheckedContinuation<Void, Never>] in
+          if failed { state.items.insert(contentsOf: batch, at: 0) }
+          state.inFlight = false
+          defer { state.waiting = [] }
+          return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+        if failed { try? await Task.sleep(for: .milliseconds(50)) }
+      }
+    }
+
+    /// The releases a statement carries: those queued, after the statement in flight (if any) has ended.
+    func releasesBeforeStatement() async -> [PendingReleases.Item] {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let now = releases.withLock { state -> Bool in
+          if !state.inFlight { return true }
+          state.waiting.append(continuation)
+          return false
+        }
+        if now { continuation.resume() }
+      }
+      return releases.withLock { state in
+        defer { state.items = [] }
+        return state.items
+      }
+    }
+
+    /// Sends the queued releases now, in a statement of their own (`inUse`, `update`).
+    func sendReleasesNow() async throws {
+      let carried = await releasesBeforeStatement()
+      if carried.isEmpty { return }
+      let statement = LeaseKeepStatement(name: nameBytes, renew: [], release: carried.map(\.id), ttl: ttl)
+      do {
+        _ = try await run(within: timeout) { client in
+          for try await _ in try await client.execute(statement) {}
+          return true
+        }
+      } catch {
+        enqueue(carried)
+        throw error
+      }
+    }
+  }
+
+  // MARK: - Waiters
+
+  /// Wakes one waiter: a `signal()` before its `wait` is kept, so a notification during its round trip is not lost.
+  final class WakeSignal: Sendable {
+    private let state = LockedValue<(woken: Bool, continuation: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    func signal() {
+      let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        guard let continuation = state.continuation else {
+          state.woken = true
+          return nil
+        }
+        state.continuation = nil
+        return continuation
+      }
+      continuation?.resume()
+    }
+
+    /// Returns once signalled (or at once if it was), after `duration`, or when the task is cancelled.
+    func wait(atMost duration: Duration) async {
+      let timer = Task { [self] in
+        try? await Task.sleep(for: duration)
+        signal()
+      }
+      defer { timer.cancel() }
+      await withTaskCancellationHandler {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+          let now = state.withLock { state -> Bool in
+            if state.woken || Task.isCancelled {
+              state.woken = false
+              return true
+            }
+            state.continuation = continuation
+            return false
+          }
+          if now { continuation.resume() }
+        }
+      } onCancel: {
+        signal()
+      }
+      state.withLock { $0.woken = false }
+    }
+  }
+
+  extension LeaseStore {
+    func addWaiter(_ signal: WakeSignal, key: [UInt8]) {
+      waiters.withLock { $0[key, default: [:]][ObjectIdentifier(signal)] = signal }
+    }
+
+    func removeWaiter(_ signal: WakeSignal, key: [UInt8]) {
+      waiters.withLock { waiters in
+        waiters[key]?[ObjectIdentifier(signal)] = nil
+        if waiters[key]?.isEmpty == true { waiters[key] = nil }
+      }
+    }
+
+    /// A notification: `key`'s line moved (or, `nil`, the name's limit changed): its waiters check again.
+    func wake(key: [UInt8]?) {
+      let signals = waiters.withLock { waiters in
+        key.map { Array((waiters[$0] ?? [:]).values) } ?? waiters.values.flatMap(\.values)
+      }
+      for signal in signals { signal.signal() }
+    }
+  }
+#endif
