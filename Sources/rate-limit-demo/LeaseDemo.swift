@@ -24,7 +24,7 @@
   enum LeaseDemo {
     static func run(_ arguments: [String]) async -> Int32 {
       guard arguments.count >= 6, arguments[0] == "--lease-worker",
-        let configuration = _loopbackConfiguration(url: arguments[1]), let limit = Int(arguments[3]),
+        let configuration = loopbackConfiguration(url: arguments[1]), let limit = Int(arguments[3]),
         let leaseTimeout = Int(arguments[4])
       else {
         say("usage: rate-limit-demo --lease-worker <postgres-url> <name> <limit> <lease-timeout-ms> <mode> …", to: 2)

@@ -10,7 +10,7 @@ import RateLimit
 @_spi(RateLimitIntegration) import RateLimitPostgres
 
 guard let url = ProcessInfo.processInfo.environment["RATELIMIT_POSTGRES_URL"],
-  var configuration = _loopbackConfiguration(url: url)
+  var configuration = loopbackConfiguration(url: url)
 else {
   print("set RATELIMIT_POSTGRES_URL, or run through scripts/with-postgres.sh")
   exit(2)
