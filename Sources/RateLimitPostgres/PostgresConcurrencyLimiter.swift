@@ -6,9 +6,10 @@
   /// `KeyedConcurrencyLimiter`'s rules kept in PostgreSQL: one limit per key across every process of a fleet.
   ///
   /// ```swift
-  /// // At most 8 GPU jobs at once across every worker process; a worker that dies gives its slots back after the
-  /// // lease timeout.
-  /// let gpu = PostgresConcurrencyLimiter(client: client, name: "gpu", limit: 8, leaseTimeout: .seconds(20))
+  /// // At most 8 GPU jobs at once across every worker process; a worker
+  /// // that dies gives its slots back after the lease timeout.
+  /// let gpu = PostgresConcurrencyLimiter(
+  ///   client: client, name: "gpu", limit: 8, leaseTimeout: .seconds(20))
   /// try await gpu.withLease(for: "pool") { try await runJob(job) }
   /// ```
   ///
