@@ -8,16 +8,6 @@ import Testing
 /// An adversarial review of SPEC 4.4's in-process leases: each test attacks one rule of "Leases: the rules" and
 /// "Leases: the details". ManualClock throughout, except where a real-clock race is the point (bounded).
 @Suite struct LeaseAdversarialTests {
-  /// Starts `acquire` in a task and returns once it waits in `key`'s line, the `position`-th.
-  func waiter(
-    _ limiter: KeyedConcurrencyLimiter<String>, _ permits: Int = 1, for key: String = "k", within: Duration? = nil,
-    position: Int
-  ) async -> Task<Lease, any Error> {
-    let task = Task { try await limiter.acquire(permits, for: key, within: within) }
-    await limiter.lines.waitUntilWaiting(atLeast: position, for: key)
-    return task
-  }
-
   /// Records the indices of waiters in the order their `acquire` returned.
   final class Served: @unchecked Sendable {
     // @unchecked Sendable: `order` is only touched under `lock`.

@@ -6,16 +6,6 @@ import Testing
 /// the line (``LeaseLines/waitUntilWaiting(atLeast:for:)``) before the test acts, and the hand-off is checked
 /// inside the call that made it.
 @Suite struct LeaseTests {
-  /// Starts `acquire` in a task and returns once it waits in `key`'s line, the `position`-th.
-  func waiter(
-    _ limiter: KeyedConcurrencyLimiter<String>, _ permits: Int = 1, for key: String = "k", within: Duration? = nil,
-    position: Int
-  ) async -> Task<Lease, any Error> {
-    let task = Task { try await limiter.acquire(permits, for: key, within: within) }
-    await limiter.lines.waitUntilWaiting(atLeast: position, for: key)
-    return task
-  }
-
   @Test func leasesNeverHoldMoreThanTheLimit() {
     let limiter = ConcurrencyLimiter(limit: 3)
     let a = limiter.tryAcquire(2)
