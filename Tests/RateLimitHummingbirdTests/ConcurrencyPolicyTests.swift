@@ -67,11 +67,11 @@
 
   /// Runs curl (a real HTTP client) with `arguments`; returns what it printed. Waited for on a thread of its own:
   /// a blocking read on the cooperative pool (two threads here) would starve the server under test.
-  func curl(_ arguments: [String]) async throws -> String {
+  func curl(_ arguments: [String], executable: String = "/usr/bin/curl") async throws -> String {
     try await withCheckedThrowingContinuation { continuation in
       Thread.detachNewThread {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
@@ -85,6 +85,12 @@
         }
       }
     }
+  }
+
+  /// curl reading `url` until it has `bytes` bytes, then going away (the pipe to `head` closes, so curl's next
+  /// write fails and it exits): a client that leaves mid-stream at a known point, whatever the machine's speed.
+  func curlLeaving(after bytes: Int, _ url: String) async throws -> String {
+    try await curl(["-c", #"curl -s -N --max-time 10 "$0" | head -c "$1""#, url, "\(bytes)"], executable: "/bin/sh")
   }
 
   /// A request of its own while another is open: through the router, or with curl on a connection of its own
@@ -174,10 +180,12 @@
       let latch = Latch()
       let app = Self.app([RateLimitPolicy("inflight", concurrency: inFlight)], latch: latch)
       try await app.test(Self.setup(kind)) { client in
-        defer { latch.open() }
         async let streamed = client.execute(uri: "/api/events", method: .get) { response in
           (response.status, String(buffer: response.body), response.headers[HTTPField.Name("RateLimit")!])
         }
+        // After the `async let`s: leaving the scope opens the latch first, then awaits them (a failed
+        // expectation that throws would otherwise wait forever for streams waiting on the latch).
+        defer { latch.open() }
         try await eventually("the stream holds its lease") { inFlight.inUse(for: "team") == 1 }
         let refused = try await probe(client, "/api/quick")
         #expect(refused.status == 429)
@@ -201,7 +209,7 @@
       #expect(inFlight.count == 0)
     }
 
-    /// A client that goes away mid-stream (curl, killed by its own `--max-time`) releases the lease: the next
+    /// A client that goes away mid-stream (curl, after two events) releases the lease: the next
     /// write fails, and the stream stops.
     @Test func aClientThatGoesAwayMidStreamReleasesItsLease() async throws {
       let inFlight = KeyedConcurrencyLimiter<String>(limit: 1)
@@ -209,8 +217,8 @@
       let app = Self.app([RateLimitPolicy("inflight", concurrency: inFlight)], sent: sent)
       try await app.test(.live) { client in
         let port = try #require(client.port)
-        let output = try await curl(["-s", "-N", "--max-time", "1", "http://localhost:\(port)/api/endless"])
-        #expect(output.hasPrefix("data: 1\n\ndata: 2\n\n"))
+        let output = try await curlLeaving(after: 18, "http://localhost:\(port)/api/endless")
+        #expect(output == "data: 1\n\ndata: 2\n\n")
         try await eventually("the lease of a client gone is released") { inFlight.inUse(for: "team") == 0 }
         try await client.execute(uri: "/api/quick", method: .get) { #expect($0.status == .ok) }
       }
@@ -240,8 +248,10 @@
         [RateLimitPolicy("rpm", requests), RateLimitPolicy("inflight", concurrency: inFlight)], latch: latch,
         refusal: .problemDetails)
       try await app.test(Self.setup(kind)) { client in
-        defer { latch.open() }
         async let streamed = client.execute(uri: "/api/events", method: .get) { $0.status }
+        // After the `async let`s: leaving the scope opens the latch first, then awaits them (a failed
+        // expectation that throws would otherwise wait forever for streams waiting on the latch).
+        defer { latch.open() }
         try await eventually("the stream holds its lease") { inFlight.base.inUse(for: "team") == 1 }
         let refused = try await probe(client, "/api/quick")
         #expect(refused.status == 429)
@@ -274,10 +284,16 @@
       let latch = Latch()
       let app = Self.app([RateLimitPolicy(name, concurrency: inFlight)], latch: latch)
       try await app.test(.router) { client in
-        defer { latch.open() }
         async let first = client.execute(uri: "/api/events", method: .get) { $0.status }
         async let second = client.execute(uri: "/api/events", method: .get) { $0.status }
-        try await eventually("two streams hold leases") { inFlight.inUse(for: "team") == 2 }
+        // After the `async let`s: leaving the scope opens the latch first, then awaits them (a failed
+        // expectation that throws would otherwise wait forever for streams waiting on the latch).
+        defer { latch.open() }
+        // The gauge is recorded once the middleware holds the lease, just after the limiter granted it.
+        try await eventually("two streams hold leases, counted") {
+          let gauge = try? metrics.expectGauge("ratelimit_in_flight", [("policy", name)])
+          return inFlight.inUse(for: "team") == 2 && gauge?.lastValue == 2
+        }
         #expect(try metrics.expectGauge("ratelimit_in_flight", [("policy", name)]).lastValue == 2)
         try await client.execute(uri: "/api/quick", method: .get) { #expect($0.status == .tooManyRequests) }
         latch.open()

@@ -50,11 +50,11 @@
 
   /// Runs curl (a real HTTP client); returns what it printed. On a thread of its own: a blocking read on the
   /// cooperative pool would starve the server under test.
-  func curl(_ arguments: [String]) async throws -> String {
+  func curl(_ arguments: [String], executable: String = "/usr/bin/curl") async throws -> String {
     try await withCheckedThrowingContinuation { continuation in
       Thread.detachNewThread {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
@@ -68,6 +68,12 @@
         }
       }
     }
+  }
+
+  /// curl reading `url` until it has `bytes` bytes, then going away (the pipe to `head` closes, so curl's next
+  /// write fails and it exits): a client that leaves mid-stream at a known point, whatever the machine's speed.
+  func curlLeaving(after bytes: Int, _ url: String) async throws -> String {
+    try await curl(["-c", #"curl -s -N --max-time 10 "$0" | head -c "$1""#, url, "\(bytes)"], executable: "/bin/sh")
   }
 
   /// One response: its status, fields by lowercased name, and body.
@@ -186,8 +192,10 @@
       try await withApp { app in
         Self.routes(app, [RateLimitPolicy("inflight", concurrency: inFlight)], latch: latch)
         try await Self.withClient(app, live: live) { client async throws in
-          defer { latch.open() }
           async let streamed = client.get("/\(route)")
+          // After the `async let`s: leaving the scope opens the latch first, then awaits them (a failed
+          // expectation that throws would otherwise wait forever for streams waiting on the latch).
+          defer { latch.open() }
           try await eventually("the stream holds its lease") { inFlight.inUse(for: "team") == 1 }
           let refused = try await client.get("/quick")
           #expect(refused.status == 429)
@@ -210,7 +218,7 @@
       #expect(inFlight.inUse(for: "team") == 0)
     }
 
-    /// A client that goes away mid-stream (curl's own `--max-time`) releases the lease: the next write fails.
+    /// A client that goes away mid-stream (curl, after two events) releases the lease: the next write fails.
     @Test func aClientThatGoesAwayMidStreamReleasesItsLease() async throws {
       let inFlight = KeyedConcurrencyLimiter<String>(limit: 1)
       let sent = Shared(0)
@@ -218,8 +226,8 @@
         Self.routes(app, [RateLimitPolicy("inflight", concurrency: inFlight)], sent: sent)
         try await Self.withClient(app, live: true) { client async throws in
           let port = try #require(client.port)
-          let output = try await curl(["-s", "-N", "--max-time", "1", "http://127.0.0.1:\(port)/endless"])
-          #expect(output.hasPrefix("data: 1\n\ndata: 2\n\n"))
+          let output = try await curlLeaving(after: 18, "http://127.0.0.1:\(port)/endless")
+          #expect(output == "data: 1\n\ndata: 2\n\n")
           try await eventually("the lease of a client gone is released") { inFlight.inUse(for: "team") == 0 }
           #expect(try await client.get("/quick").status == 200)
         }
@@ -251,8 +259,10 @@
           app, [RateLimitPolicy("rpm", requests), RateLimitPolicy("inflight", concurrency: inFlight)], latch: latch,
           refusal: .problemDetails)
         try await Self.withClient(app, live: live) { client async throws in
-          defer { latch.open() }
           async let streamed = client.get("/events")
+          // After the `async let`s: leaving the scope opens the latch first, then awaits them (a failed
+          // expectation that throws would otherwise wait forever for streams waiting on the latch).
+          defer { latch.open() }
           try await eventually("the stream holds its lease") { inFlight.inUse(for: "team") == 1 }
           let refused = try await client.get("/quick")
           #expect(refused.status == 429)
