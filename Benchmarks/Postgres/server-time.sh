@@ -22,13 +22,13 @@ echo "SELECT * FROM ratelimit_decide_v4($window, '\\x686f74'::bytea, 100, $minut
   > "$scripts/hot.sql"
 printf '\\set k random(1, 100000)\nSELECT * FROM ratelimit_decide_v4(%s, convert_to(%s, %s), 100, %s, NULL, 1, NULL, 0, 0, 0, %s, NULL);\n' \
   "$window" "'client-' || :k" "'UTF8'" "$minute" "'200ms'" > "$scripts/keys.sql"
-printf 'SELECT count(*) FROM ratelimit_decide_many_v5(%s, ARRAY(SELECT convert_to(%s, %s) FROM generate_series(1, 64)), 100, %s, NULL, array_fill(1::bigint, ARRAY[64]), NULL, array_fill(0::bigint, ARRAY[64]), array_fill(0, ARRAY[64]), 0, %s, array_fill(0::bigint, ARRAY[64]));\n' \
+printf 'SELECT count(*) FROM ratelimit_decide_many_v7(%s, ARRAY(SELECT convert_to(%s, %s) FROM generate_series(1, 64)), 100, %s, NULL, array_fill(1::bigint, ARRAY[64]), NULL, array_fill(0::bigint, ARRAY[64]), array_fill(0, ARRAY[64]), 0, %s, array_fill(0::bigint, ARRAY[64]));\n' \
   "$window" "'client-' || (random() * 100000)::int" "'UTF8'" "$minute" "'200ms'" > "$scripts/batch.sql"
 echo "| statement (pgbench, 1 connection) | latency µs | per second |"
 echo "|---|---:|---:|"
 for case in "select1:SELECT 1" "update:a plain UPDATE … RETURNING (one row of 100,000)" \
   "hot:ratelimit_decide_v4, one hot key (refused)" "keys:ratelimit_decide_v4, 100,000 keys (granted)" \
-  "batch:ratelimit_decide_many_v5, 64 of the 100,000 keys (one statement)"; do
+  "batch:ratelimit_decide_many_v7, 64 of the 100,000 keys (one statement)"; do
   file=${case%%:*}
   label=${case#*:}
   out=$(pgbench -n -M extended -c 1 -T "$seconds" -f "$scripts/$file.sql" "$RATELIMIT_POSTGRES_URL" 2>&1)

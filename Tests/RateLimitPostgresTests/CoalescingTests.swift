@@ -125,30 +125,6 @@
       }
     }
 
-    /// Release 9 and 10's batch, `ratelimit_decide_many_v6`, which their processes still call during a rolling
-    /// deploy, answers as before (release 11 made it a call of `ratelimit_decide_many_v7`): decisions one by one
-    /// in the arrays' order, at one "now", with each key's effective window.
-    @Test func releaseTensBatchStillAnswers() async throws {
-      _ = try await TestDatabase.withClient { client in
-        let limiter = PostgresRateLimiter(
-          client: client, name: TestDatabase.uniqueName(), limit: 1, per: .seconds(10),
-          timeout: TestDatabase.timeout)
-        try await limiter.prepare()
-        let (a, b) = (ByteBuffer(string: "a"), ByteBuffer(string: "b"))
-        let query: PostgresQuery = """
-          SELECT o_booked, o_effective FROM ratelimit_decide_many_v6(\(ByteBuffer(string: limiter.name)), \
-          \([a, a, b]), \(Int64(1)), \(Int64(10_000_000_000)), \(Int64?.none), \([Int64(1), 1, 1]), \(Int64(0)), \
-          \([Int64(0), 0, 0]), \([Int32(0), 0, 0]), \(Int32(0)), \("1s"), \([Int64(1 << 62), (1 << 62) + 1, (1 << 62) + 2]))
-          """
-        var rows: [Bool] = []
-        for try await (booked, effective) in try await client.query(query).decode((Bool, Int64).self) {
-          rows.append(booked)
-          #expect(effective == 10_000_000_000)
-        }
-        #expect(rows == [true, false, true])
-      }
-    }
-
     /// Batches lock their keys in one order: two limiters on separate clients (two processes) deciding the
     /// same keys in every order at once never wait for each other in a cycle. A cycle would hold each
     /// statement until `lock_timeout` (four fifths of the 500 ms timeout, well before PostgreSQL's 1 s deadlock

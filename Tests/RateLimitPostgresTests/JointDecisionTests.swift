@@ -38,30 +38,6 @@
       }
     }
 
-    /// Release 7's `ratelimit_decide_all_v4`, which a process of release 7 still calls during a rolling deploy,
-    /// answers as before: one "now" for every part, all or nothing.
-    @Test func releaseSevensJointDecisionStillAnswers() async throws {
-      _ = try await TestDatabase.withClient { client in
-        let limiter = PostgresRateLimiter(
-          client: client, name: TestDatabase.uniqueName(), limit: 1, per: .seconds(10),
-          timeout: TestDatabase.timeout)
-        try await limiter.prepare()
-        let names = [ByteBuffer(string: limiter.name)]
-        func decide(at now: Int64) async throws -> [Bool] {
-          let query: PostgresQuery = """
-            SELECT o_booked FROM ratelimit_decide_all_v4(\(names), \(ByteBuffer(string: "k")), \([Int64(1)]), \
-            \([Int64(10_000_000_000)]), \([Int64(0)]), \([Int64(1)]), \(now), \("1s"))
-            """
-          var booked: [Bool] = []
-          for try await granted in try await client.query(query).decode(Bool.self) { booked.append(granted) }
-          return booked
-        }
-        #expect(try await decide(at: 0) == [true])
-        #expect(try await decide(at: 9_999_999_999) == [false])
-        #expect(try await decide(at: 10_000_000_000) == [true])
-      }
-    }
-
     /// A part that asks more than its limiter's capacity can never be granted: the request is refused and nothing
     /// is taken from any part (each reports its own answer, as RateLimitHTTP's in-process policies do). A part
     /// with no limiting (`window: .zero`) between two others keeps the decision all or nothing too.

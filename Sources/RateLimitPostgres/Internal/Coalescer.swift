@@ -4,7 +4,7 @@
 
   /// Concurrent decisions of one limiter share round trips. A decision that finds none of the limiter's
   /// statements in flight is sent at once, alone (no added latency when idle); those that arrive meanwhile
-  /// queue, in arrival order, and go together in the next statement (`ratelimit_decide_many_v5`), which decides
+  /// queue, in arrival order, and go together in the next statement (`ratelimit_decide_many_v7`), which decides
   /// them one by one in that order. Each keeps its own deadline: a queued decision whose deadline passes leaves
   /// the queue (never sent), or, once sent, is answered "unavailable" and its booking revoked, as a lone one.
   ///

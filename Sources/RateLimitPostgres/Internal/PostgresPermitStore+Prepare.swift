@@ -20,14 +20,11 @@
           SELECT \(nameBytes), \(rule), \(Int64(configured.limit)), \(windowNanoseconds), \(burst) \
           WHERE \(rule)::text IS NOT NULL \
           ON CONFLICT (name) DO NOTHING RETURNING lim, win, burst)
-        SELECT lim, win, burst, ratelimit_clock() FROM (SELECT lim, win, burst FROM stored UNION ALL \
+        SELECT lim AS o_lim, win AS o_win, burst AS o_burst, ratelimit_clock() AS o_clock \
+        FROM (SELECT lim, win, burst FROM stored UNION ALL \
         SELECT lim, win, burst FROM ratelimit_names WHERE name = \(nameBytes)) AS rule LIMIT 1
         """
-      if let (limit, window, burst, clock) = try await runRow(
-        query, as: (Int64, Int64, Int64?, Int64).self, within: deadline)
-      {
-        adopt(StoredRule(limit: limit, window: window, burst: burst, clock: clock))
-      }
+      if let stored = try await runRow(query, within: deadline, StoredRule.init) { adopt(stored) }
       // Local refusals are kept only while this process hears the others' operations (SPEC 4.3.1).
       await RefusalListener.register(self, within: min(deadline, timeout))
       preparation.withLock { $0 = .done }

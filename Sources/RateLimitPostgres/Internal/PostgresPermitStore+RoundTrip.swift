@@ -83,13 +83,14 @@
       }
     }
 
-    /// Sends `query` within `limit` (default: the timeout) and decodes its first row's columns (`prepare()`'s).
-    func runRow<each Column: PostgresDecodable & Sendable>(
-      _ query: PostgresQuery, as type: (repeat each Column).Type, within limit: Duration? = nil,
-      outageKey: String? = nil
-    ) async throws -> (repeat each Column)? {
+    /// Sends `query` within `limit` (default: the timeout) and decodes its first row by column name
+    /// (`prepare()`'s).
+    func runRow<Row: Sendable>(
+      _ query: PostgresQuery, within limit: Duration? = nil, outageKey: String? = nil,
+      _ decode: @escaping @Sendable (PostgresRandomAccessRow) throws -> Row
+    ) async throws -> Row? {
       try await run(query, within: limit ?? timeout, outageKey: outageKey) { rows in
-        for try await row in rows { return try row.decode((repeat each Column).self) }
+        for try await row in rows { return try decode(row.makeRandomAccess()) }
         return nil
       }
     }

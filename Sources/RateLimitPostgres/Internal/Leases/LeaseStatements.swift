@@ -57,9 +57,11 @@
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      let (state, id, limit, held, waiting) = try row.decode((Int32, Int64?, Int64, Int64, Bool).self)
+      let row = row.makeRandomAccess()
       return LeaseRow(
-        state: LeaseRow.State(rawValue: state) ?? .refused, id: id, limit: limit, held: held, waiting: waiting)
+        state: LeaseRow.State(rawValue: try row["o_state"].decode(Int32.self)) ?? .refused,
+        id: try row["o_id"].decode(Int64?.self), limit: try row["o_lim"].decode(Int64.self),
+        held: try row["o_held"].decode(Int64.self), waiting: try row["o_waiting"].decode(Bool.self))
     }
   }
 

@@ -53,7 +53,7 @@
 
     // MARK: Preparation
 
-    /// The schema (`Schema.prepare`, release 16), the name's limit stored unless one is, adopted; then listening.
+    /// The schema (`Schema.prepare`), the name's limit stored unless one is, adopted; then listening.
     func prepare(within deadline: Duration) async throws {
       _ = try await run(PostgresQuery(unsafeSQL: Schema.prepare), as: Int32.self, within: deadline)
       let query: PostgresQuery = """

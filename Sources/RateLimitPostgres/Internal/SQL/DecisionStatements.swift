@@ -7,11 +7,11 @@
   struct DecideStatement: PostgresPreparedStatement {
     static let sql = """
       SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at, \
-      ratelimit_effective_v1($1, $2, $3, $4, $5, o_now), \
+      ratelimit_effective_v1($1, $2, $3, $4, $5, o_now) AS o_effective, \
       \(StoredRule.columns) \
       FROM ratelimit_decide_v4($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) d \(StoredRule.join)
       """
-    /// The decision, and the name's stored rule it was decided by (release 10: `update` may have changed it).
+    /// The decision, and the name's stored rule it was decided by (`update` may have changed it).
     typealias Row = (decision: DecisionRow, stored: StoredRule)
 
     var key: KeyArguments
@@ -37,11 +37,15 @@
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      let (time, now, id, booked, swept, remaining, restAt, effective, limit, window, burst, clock) = try row.decode(
-        (Int64, Int64, Int64?, Bool, Int32, Int64, Int64, Int64, Int64?, Int64?, Int64?, Int64?).self)
+      let row = row.makeRandomAccess()
       return (
-        (time, now, id, booked, swept, remaining, restAt, effective),
-        StoredRule(limit: limit, window: window, burst: burst, clock: clock)
+        (
+          try row["o_time"].decode(Int64.self), try row["o_now"].decode(Int64.self),
+          try row["o_id"].decode(Int64?.self), try row["o_booked"].decode(Bool.self),
+          try row["o_swept"].decode(Int32.self), try row["o_remaining"].decode(Int64.self),
+          try row["o_rest_at"].decode(Int64.self), try row["o_effective"].decode(Int64.self)
+        ),
+        try StoredRule(row)
       )
     }
   }
@@ -91,17 +95,18 @@
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      let (time, now, id, booked, swept, remaining, restAt, blocked, effective, limit, window, burst, clock) =
-        try row.decode(
-          (Int64?, Int64?, Int64?, Bool, Int32, Int64?, Int64?, Bool, Int64?, Int64?, Int64?, Int64?, Int64?).self)
+      let row = row.makeRandomAccess()
       return (
-        time, now, id, booked, swept, remaining, restAt, blocked, effective,
-        StoredRule(limit: limit, window: window, burst: burst, clock: clock)
+        try row["o_time"].decode(Int64?.self), try row["o_now"].decode(Int64?.self),
+        try row["o_id"].decode(Int64?.self), try row["o_booked"].decode(Bool.self),
+        try row["o_swept"].decode(Int32.self), try row["o_remaining"].decode(Int64?.self),
+        try row["o_rest_at"].decode(Int64?.self), try row["o_blocked"].decode(Bool.self),
+        try row["o_effective"].decode(Int64?.self), try StoredRule(row)
       )
     }
   }
 
-  /// Several policies' decisions for one key, all or nothing (`ratelimit_decide_all_v6`, release 9), prepared
+  /// Several policies' decisions for one key, all or nothing (`ratelimit_decide_all_v6`), prepared
   /// once per connection; a row per part, in order.
   /// `ratelimit_decide_operated_v1`: ``DecideAllStatement``'s parts, each shadow or not, with its penalty.
   struct DecideOperatedStatement: PostgresPreparedStatement {
@@ -174,16 +179,16 @@
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      let (booked, time, now, remaining, restAt, effective, limit, window, burst, clock) = try row.decode(
-        (Bool, Int64, Int64, Int64, Int64, Int64, Int64?, Int64?, Int64?, Int64?).self)
+      let row = row.makeRandomAccess()
       return (
-        booked, time, now, remaining, restAt, effective,
-        StoredRule(limit: limit, window: window, burst: burst, clock: clock)
+        try row["o_booked"].decode(Bool.self), try row["o_time"].decode(Int64.self),
+        try row["o_now"].decode(Int64.self), try row["o_remaining"].decode(Int64.self),
+        try row["o_rest_at"].decode(Int64.self), try row["o_effective"].decode(Int64.self), try StoredRule(row)
       )
     }
   }
 
-  /// A grant taken back exactly (`ratelimit_undo_v5`, release 9), prepared once per connection: the key after.
+  /// A grant taken back exactly (`ratelimit_undo_v5`), prepared once per connection: the key after.
   struct UndoStatement: PostgresPreparedStatement {
     static let sql = """
       SELECT o_time, o_now, o_remaining, o_rest_at, o_effective \
@@ -209,11 +214,16 @@
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      try row.decode((Int64, Int64, Int64, Int64, Int64).self)
+      let row = row.makeRandomAccess()
+      return (
+        try row["o_time"].decode(Int64.self), try row["o_now"].decode(Int64.self),
+        try row["o_remaining"].decode(Int64.self), try row["o_rest_at"].decode(Int64.self),
+        try row["o_effective"].decode(Int64.self)
+      )
     }
   }
 
-  /// A joint decision's grants given back in one statement (`ratelimit_give_back_all_v1`, release 11), prepared
+  /// A joint decision's grants given back in one statement (`ratelimit_give_back_all_v1`), prepared
   /// once per connection, with a joint decision's arguments (those of the parts to give back, their booking
   /// ids among them): how many parts it was given.
   struct GiveBackAllStatement: PostgresPreparedStatement {

@@ -5,7 +5,7 @@
   // each read as a named row: `peek`, the operations (charge, refund, reset, block, a penalty), a decision that
   // penalises its refusal, and a booking cancelled.
 
-  /// `peek` (`ratelimit_peek_v1`, release 10): what `decide` would answer, nothing written (rolled back).
+  /// `peek` (`ratelimit_peek_v1`): what `decide` would answer, nothing written (rolled back).
   struct PeekStatement: PostgresPreparedStatement {
     static let sql = """
       SELECT o_booked, o_time, o_now, o_remaining, o_rest_at, o_effective, \(StoredRule.columns) \
@@ -29,14 +29,8 @@
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      let (booked, time, now, remaining, restAt, effective, limit, window, burst, clock) = try row.decode(
-        (Bool, Int64, Int64, Int64, Int64, Int64, Int64?, Int64?, Int64?, Int64?).self)
-      return (
-        booked,
-        KeyAfter(
-          time: time, now: now, remaining: remaining, restAt: restAt, effective: effective,
-          stored: StoredRule(limit: limit, window: window, burst: burst, clock: clock))
-      )
+      let row = row.makeRandomAccess()
+      return (try row["o_booked"].decode(Bool.self), try KeyAfter(row))
     }
   }
 
@@ -69,16 +63,12 @@
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      let (time, now, remaining, restAt, effective, limit, window, burst, clock) = try row.decode(
-        (Int64, Int64, Int64, Int64, Int64, Int64?, Int64?, Int64?, Int64?).self)
-      return KeyAfter(
-        time: time, now: now, remaining: remaining, restAt: restAt, effective: effective,
-        stored: StoredRule(limit: limit, window: window, burst: burst, clock: clock))
+      try KeyAfter(row.makeRandomAccess())
     }
   }
 
   /// A decision as `tryAcquire`'s that, refused by the rule, blocks the key for `penalty` nanoseconds in the same
-  /// statement (`ratelimit_decide_penalising_v1`, release 10).
+  /// statement (`ratelimit_decide_penalising_v1`).
   struct DecidePenalisingStatement: PostgresPreparedStatement {
     static let sql = """
       SELECT o_time, o_now, o_id, o_booked, o_remaining, o_rest_at, o_effective, \(StoredRule.columns) \
@@ -109,11 +99,12 @@
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-      let (time, now, id, booked, remaining, restAt, effective, limit, window, burst, clock) = try row.decode(
-        (Int64, Int64, Int64?, Bool, Int64, Int64, Int64, Int64?, Int64?, Int64?, Int64?).self)
+      let row = row.makeRandomAccess()
       return (
-        time, now, id, booked, remaining, restAt, effective,
-        StoredRule(limit: limit, window: window, burst: burst, clock: clock)
+        try row["o_time"].decode(Int64.self), try row["o_now"].decode(Int64.self),
+        try row["o_id"].decode(Int64?.self), try row["o_booked"].decode(Bool.self),
+        try row["o_remaining"].decode(Int64.self), try row["o_rest_at"].decode(Int64.self),
+        try row["o_effective"].decode(Int64.self), try StoredRule(row)
       )
     }
   }
@@ -145,12 +136,12 @@
   // The rest of a limiter's statements, prepared as the others are: a zero window's read of a key's block,
   // `update`, a revocation, the sweep and `count()`. Only `prepare()`'s two run as text (once per limiter).
 
-  /// A zero-window limiter's read of a key's block (release 10): the statement's "now", never behind the key's
+  /// A zero-window limiter's read of a key's block: the statement's "now", never behind the key's
   /// latest decision as in every decision function, and the end of the key's block, if any.
   struct BlockInForceStatement: PostgresPreparedStatement {
     static let sql = """
       WITH now_ AS (SELECT coalesce($3::bigint, ratelimit_clock()) AS at) \
-      SELECT greatest(now_.at, coalesce(k.latest, now_.at)), k.blocked_until FROM now_ \
+      SELECT greatest(now_.at, coalesce(k.latest, now_.at)) AS o_now, k.blocked_until AS o_blocked_until FROM now_ \
       LEFT JOIN ratelimit_keys k ON k.name = $1 AND k.key = $2
       """
     typealias Row = (now: Int64, blockedUntil: Int64?)
@@ -167,7 +158,10 @@
       return bindings
     }
 
-    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Int64, Int64?).self) }
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+      let row = row.makeRandomAccess()
+      return (try row["o_now"].decode(Int64.self), try row["o_blocked_until"].decode(Int64?.self))
+    }
   }
 
   /// `update(limit:per:)` (`ratelimit_update_v2`): the name's new rule, for every process; nothing done if it runs
@@ -240,7 +234,7 @@
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int32.self) }
   }
 
-  /// `count()`: the keys of a name not at rest, or blocked, judged under the name's latest rule (release 11).
+  /// `count()`: the keys of a name not at rest, or blocked, judged under the name's latest rule.
   struct CountStatement: PostgresPreparedStatement {
     static let sql = """
       WITH now_ AS (SELECT coalesce($2::bigint, ratelimit_clock()) AS at), \

@@ -1,10 +1,10 @@
 #if Postgres
   extension Schema {
-    /// Several decisions of one name in one statement (coalescing; release 9's `ratelimit_decide_many_v6`, release
-    /// 5's with each decision's effective window, `ratelimit_effective_v1`, read right after it): what
+    /// Several decisions of one name in one statement (coalescing, with each decision's effective window,
+    /// `ratelimit_effective_v1`, read right after it): what
     /// `ratelimit_decide_v4` answers for each, made one by one in the arrays' order, in one transaction.
     ///
-    /// Every key's lock is taken first, in one order (ascending lock key, as `ratelimit_decide_all_v5` does), so
+    /// Every key's lock is taken first, in one order (ascending lock key, as `ratelimit_decide_all_v6` does), so
     /// two batches — or a batch and a joint decision — never wait for each other in a cycle. A key whose lock
     /// cannot be had within `p_lock_timeout` (another session holds it) answers `o_blocked` and decides nothing;
     /// after the first such key, the rest are only tried, so a batch waits for one blocked key at most. Mode 2
@@ -13,15 +13,14 @@
     /// The sweep comes last, once every decision has written its row, and skips the batch's keys and every
     /// row another session holds: the batch never waits on a row lock while it holds advisory locks.
     ///
-    /// Release 6 made it cheaper, with the same answers: the database's clock is read once for the batch (its
+    /// The database's clock is read once for the batch (its
     /// decisions are made one by one at that instant), each decision is called as an expression rather than a
     /// query (no function scan), and no lock key is computed again unless a key was blocked. 64 decisions on
     /// 100,000 keys: 7.5 → 6.0 ms (`pgbench`, median of 6 alternating runs).
     ///
-    /// Release 11 (`ratelimit_decide_many_v7`) carries give-backs too (SPEC 4.2: "coalesced like decisions"):
-    /// mode 3 takes booking `p_ids[j]` of `p_permits[j]` back exactly, as `ratelimit_undo_v5` does, and reports
-    /// the key after it (`o_id` `NULL`, `o_booked` false). Release 9's `ratelimit_decide_many_v6` is now a call of
-    /// it.
+    /// It carries give-backs too (SPEC 4.2: "coalesced like decisions"): mode 3 takes booking `p_ids[j]` of
+    /// `p_permits[j]` back exactly, as `ratelimit_undo_v5` does, and reports the key after it (`o_id` `NULL`,
+    /// `o_booked` false).
     static let decideManyFunction = """
       CREATE OR REPLACE FUNCTION ratelimit_decide_many_v7(
           p_name bytea, p_keys bytea[], p_limit bigint, p_window bigint, p_burst bigint, p_permits bigint[],
@@ -33,8 +32,7 @@
       DECLARE
           effs bigint[] := '{}';
           m integer := coalesce(array_length(p_keys, 1), 0);
-          lock_key bigint;
-          blocked bigint[] := '{}';
+          blocked bigint[];
           d record;
           latest_now bigint;
           swept integer := 0;
@@ -47,22 +45,9 @@
           blocks boolean[] := '{}';
           batch_now bigint;
       BEGIN
-          PERFORM set_config('lock_timeout', p_lock_timeout, true);
-          FOR lock_key IN SELECT DISTINCT ratelimit_lock_key(p_name, x.key)
-                  FROM unnest(p_keys, p_modes) AS x(key, mode) WHERE x.mode <> 2 ORDER BY 1 LOOP
-              IF NOT pg_try_advisory_xact_lock(lock_key) THEN
-                  IF cardinality(blocked) > 0 THEN
-                      blocked := blocked || lock_key;
-                  ELSE
-                      BEGIN
-                          PERFORM pg_advisory_xact_lock(lock_key);
-                      EXCEPTION WHEN lock_not_available THEN
-                          blocked := blocked || lock_key;
-                      END;
-                  END IF;
-              END IF;
-          END LOOP;
-          -- The database's clock, read once its keys' locks are held (release 7): never behind a key's latest
+          blocked := ratelimit_lock_v1(p_lock_timeout, ARRAY(SELECT ratelimit_lock_key(p_name, x.key)
+              FROM unnest(p_keys, p_modes) AS x(key, mode) WHERE x.mode <> 2), false);
+          -- The database's clock, read once its keys' locks are held: never behind a key's latest
           -- "now", which a decision that held the lock before wrote, so an earlier reading is never taken for a
           -- step back of the clock.
           batch_now := coalesce(p_now, ratelimit_clock());

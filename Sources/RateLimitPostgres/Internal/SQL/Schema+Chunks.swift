@@ -1,5 +1,5 @@
 #if Postgres
-  /// Release 14: a hot key's older bookings in chunks (`ratelimit_chunks`), so that a grant costs O(log N) in the
+  /// A hot key's older bookings in chunks (`ratelimit_chunks`), so that a grant costs O(log N) in the
   /// bookings it holds, not O(N). A key's bookings are, in booking order, its chunks' (by `seq`) then its row's
   /// arrays (the tail). The tail holds the latest bookings and is never empty while the key holds a chunk, so
   /// whatever reads only the latest booking (`times[n]`: the instant of rest, a settle, the sweep) reads the row
@@ -21,7 +21,7 @@
     /// The chunks, and the count a key's row keeps of them (`NULL`: none; a row of an older release has none).
     /// For a sliding window `last_cum` is the running total at the chunk's latest booking (`cum` goes on across
     /// chunks and tail); a token bucket keeps no running totals (`cum` empty, `last_cum` NULL).
-    static let release14Chunks = """
+    static let chunksTable = """
       ALTER TABLE ratelimit_keys ADD COLUMN IF NOT EXISTS chunks integer;
       CREATE UNLOGGED TABLE IF NOT EXISTS ratelimit_chunks (
           name bytea NOT NULL,

@@ -1,11 +1,11 @@
 #if Postgres
-  /// A decision (`ratelimit_decide_v4`, from release 4), the key's effective window after it, and the sweep. The rules
+  /// A decision (`ratelimit_decide_v4`), the key's effective window after it, and the sweep. The rules
   /// are `RateLimiter`'s (SlidingWindow.swift and TokenBucket.swift in the core, in whole nanoseconds), kept here in
   /// PL/pgSQL: a change to one is a change to the other, and the replay tests hold both to the same answers. Sums and
   /// products are `numeric`, so nothing overflows; instants saturate at the 292-year horizon as in Swift. A clock that
   /// steps back: a sliding window's "now" never goes below the key's latest (`PostgresRateLimiter` sends `.clock(c)`'s
   /// readings on a time line that never goes back, as `RateLimiter` keeps them, so with `c` no step reaches the
-  /// database); a token bucket takes the step in as Go's does (release 7). A batch reads the database's clock once it
+  /// database); a token bucket takes the step in as Go's does. A batch reads the database's clock once it
   /// holds its keys' locks, so a reading behind a key's latest is a step of the clock, never a race. The store kit
   /// (Tests/RateLimitStoreKit) holds both rules, here and in Swift, to one set of answers.
   extension Schema {
@@ -54,36 +54,22 @@
           credit numeric;
           wait numeric;
           jump numeric;
-          stored record;
-          floor_ bigint := small;
+          pre record;
+          floor_ bigint;
           at_ bigint;
           blocked boolean;
       BEGIN
           o_booked := false;
           o_swept := 0;
-          IF p_lock_timeout IS NOT NULL THEN
-              PERFORM set_config('lock_timeout', p_lock_timeout, true);
-          END IF;
-          IF p_mode <> 2 THEN
-              PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
-          END IF;
-          -- Release 10: the name's stored rule decides, whatever parameters the caller was made with (`update`
-          -- changes it for every process at once), and a window forgets what had left it before an update.
-          SELECT lim, win, burst, floor_at, version INTO stored FROM ratelimit_names WHERE name = p_name;
-          IF FOUND AND stored.win > 0 THEN
-              p_limit := stored.lim;
-              p_window := stored.win;
-              p_burst := stored.burst;
-              floor_ := coalesce(stored.floor_at, small);
-          END IF;
-          SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
-          IF NOT FOUND THEN
-              r := ROW(p_name, p_key, small, small, '{}', '{}', '{}', '{}', 0, NULL, small, NULL, NULL, NULL, NULL);
-              r.version := coalesce(stored.version, 0);
-          ELSIF r.version < coalesce(stored.version, 0) THEN
-              -- Release 11: brought under the updates made since it was written (a read writes nothing).
-              r := ratelimit_settle_v1(r, stored.version, p_mode <> 2);
-          END IF;
+          PERFORM ratelimit_lock_v1(p_lock_timeout,
+              CASE WHEN p_mode <> 2 THEN ARRAY[ratelimit_lock_key(p_name, p_key)] ELSE '{}' END, true);
+          -- The stored rule and the key, brought under the name's updates (a read writes nothing).
+          pre := ratelimit_key_v1(p_name, p_key, p_limit, p_window, p_burst, p_mode <> 2);
+          p_limit := pre.o_limit;
+          p_window := pre.o_window;
+          p_burst := pre.o_burst;
+          floor_ := pre.o_floor;
+          r := pre.o_row;
           o_now := coalesce(p_now, ratelimit_clock());
           IF p_burst IS NULL OR p_now IS NULL THEN
               -- "Now" never goes behind the key's latest (a sliding window's `.clock(c)` readings come on a time
@@ -95,7 +81,7 @@
               -- no time from `last` (below) until a booking takes the step in, and the bookings ahead move back
               -- with the clock (TokenBucket.clockWentBack in the core).
               IF coalesce(r.chunks, 0) > 0 AND p_mode <> 2 THEN
-                  -- Release 14: every booking moves back, the chunks' too (a read moves only the tail's).
+                  -- Every booking moves back, the chunks' too (a read moves only the tail's).
                   PERFORM ratelimit_unchunk_v1(p_name, p_key);
                   SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
               END IF;
@@ -103,16 +89,16 @@
               r.times := ARRAY(SELECT greatest(t - jump, small)::bigint FROM unnest(r.times) AS t);
           END IF;
           deadline := least(o_now::numeric + coalesce(p_max_delay, big), big)::bigint;
-          -- Release 10: a blocked key books as the same request made at the block's end, and has nothing left.
+          -- A blocked key books as the same request made at the block's end, and has nothing left.
           blocked := coalesce(r.blocked_until, small) > o_now;
           at_ := CASE WHEN blocked THEN r.blocked_until ELSE o_now END;
           n := coalesce(array_length(r.times, 1), 0);
           IF p_burst IS NULL THEN
               -- Sliding window: the permits in (s - T, s] are the running total at the latest booking minus the
               -- one at the latest booking at or before s - T (binary search in the tail, or in the one chunk that
-              -- holds it: release 14). A request that does not fit at s is booked when enough have left: at the
+              -- holds it). A request that does not fit at s is booked when enough have left: at the
               -- first booking whose running total reaches the latest one + n - N, plus T (the oldest leaves at
-              -- its instant + T). Release 12: a booking forgets what is at or before now - T, not the block's end
+              -- its instant + T). A booking forgets what is at or before now - T, not the block's end
               -- - T (a booking made during a block forgot bookings still ahead).
               ts := r.times;
               ps := r.permits;
@@ -174,7 +160,7 @@
                   ELSE small END;
           ELSE
               -- Token bucket (Go's x/time/rate, credit in nanosecond-permits): bookings before now are behind us
-              -- (release 12: now, not the block's end).
+              -- (now, not the block's end).
               WHILE i <= n AND r.times[i] < o_now LOOP i := i + 1; END LOOP;
               first := i;
               full_credit := p_burst::numeric * p_window;
@@ -187,7 +173,7 @@
                   o_booked := true;
                   o_id := coalesce(p_id, nextval('ratelimit_booking_ids'));
                   IF coalesce(r.chunks, 0) > 0 THEN
-                      -- Release 14: chunks wholly before now go.
+                      -- Chunks wholly before now go.
                       DELETE FROM ratelimit_chunks WHERE name = p_name AND key = p_key AND last_at < o_now;
                       GET DIAGNOSTICS gone = ROW_COUNT;
                       r.chunks := nullif(r.chunks - gone, 0);
@@ -198,7 +184,7 @@
                   credit := credit - p_permits::numeric * p_window;
                   r.tokens := credit;
                   r.last := at_;
-                  -- Release 10: a grant for now by `tryAcquire`/`decide` (mode 0) is not kept in the list ahead,
+                  -- A grant for now by `tryAcquire`/`decide` (mode 0) is not kept in the list ahead,
                   -- as `RateLimiter`'s is not (a revocation takes it back by the snapshot above).
                   IF o_time > o_now OR p_mode = 1 THEN
                       r.times := r.times[first:n] || o_time;
@@ -244,7 +230,7 @@
               END IF;
           END IF;
           IF p_mode = 2 AND chunk_read AND NOT ratelimit_unchanged_v1(p_name, p_key, r.chunks, r.ids) THEN
-              -- Release 14: a read takes no lock (and changes neither `r.chunks` nor `r.ids`); if a decision
+              -- A read takes no lock (and changes neither `r.chunks` nor `r.ids`); if a decision
               -- changed the key's row and chunks between the statements that read a chunk and the row, read again
               -- (a decision never answers from two states).
               d := ratelimit_decide_v4(p_name, p_key, p_limit, p_window, p_burst, p_permits, p_now, p_max_delay, 2,
@@ -265,7 +251,7 @@
 
     /// PL/pgSQL that sets `into` to a sliding window's running total at its latest booking at or before `bound`
     /// (the total before its first booking when none is), from the tail `ts`, `ps`, `cs` (`n` bookings) of row
-    /// `r`, or from the one chunk that holds it when the tail starts after `bound` (release 14); NULL when the key
+    /// `r`, or from the one chunk that holds it when the tail starts after `bound`; NULL when the key
     /// holds no booking. Uses `lo`, `hi`, `mid` and `chunk`, and sets `chunk_read` when it reads a chunk.
     static func windowBefore(bound: String, into before: String) -> String {
       """
@@ -316,23 +302,16 @@
           credit numeric;
           whole numeric;
           d record;
-          stored record;
-          floor_ bigint := small;
+          pre record;
+          floor_ bigint;
       BEGIN
-          -- Release 10: the name's stored rule (`update`), and a block leaves nothing to take now.
-          SELECT lim, win, burst, floor_at, version INTO stored FROM ratelimit_names WHERE name = p_name;
-          IF FOUND AND stored.win > 0 THEN
-              p_limit := stored.lim;
-              p_window := stored.win;
-              p_burst := stored.burst;
-              floor_ := coalesce(stored.floor_at, small);
-          END IF;
-          SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
-          IF NOT FOUND THEN
-              r := ROW(p_name, p_key, small, small, '{}', '{}', '{}', '{}', 0, NULL, small, NULL, NULL, NULL, NULL);
-          ELSIF r.version < coalesce(stored.version, 0) THEN
-              r := ratelimit_settle_v1(r, stored.version, false);
-          END IF;
+          -- The name's stored rule (`update`), and a block leaves nothing to take now.
+          pre := ratelimit_key_v1(p_name, p_key, p_limit, p_window, p_burst, false);
+          p_limit := pre.o_limit;
+          p_window := pre.o_window;
+          p_burst := pre.o_burst;
+          floor_ := pre.o_floor;
+          r := pre.o_row;
           n := coalesce(array_length(r.times, 1), 0);
           IF NOT (n > 0 AND r.times[n] > p_now) AND coalesce(r.blocked_until, small) <= p_now THEN
               IF p_burst IS NULL THEN
@@ -353,7 +332,7 @@
                           next_ := coalesce(chunk.o_next, ts[1]);
                       END IF;
                       IF chunk_read AND NOT ratelimit_unchanged_v1(p_name, p_key, r.chunks, r.ids) THEN
-                          -- Release 14: read without the key's lock (a batch's read), and a decision changed the
+                          -- Read without the key's lock (a batch's read), and a decision changed the
                           -- key between the row and the chunk it read: read again.
                           RETURN ratelimit_effective_v1(p_name, p_key, p_limit, p_window, p_burst, p_now);
                       END IF;
@@ -382,14 +361,14 @@
     /// are at rest by `now` and that `except` keeps, found by index; rows another session holds are skipped
     /// (`SKIP LOCKED`), so a sweep never waits on a decision. The rows deleted go into `counting`.
     ///
-    /// A row is deleted only under its key's advisory lock, taken without waiting (release 9): a key another
+    /// A row is deleted only under its key's advisory lock, taken without waiting: a key another
     /// session is deciding is never swept under it. A batch reads its clock once it holds its keys' locks and
     /// before it reads their rows; 4.1's sweep, at a later "now" of its own, could delete a row in between whose
     /// booking still counted at the batch's "now", and the batch granted the key as fresh (52 over-admissions in
     /// 26,850 grants). A sweep that deleted a key's row before a decision took the key's lock read its own clock
     /// before that, so the decision's "now" is never behind the instant the row was at rest.
     ///
-    /// Release 11: a row not yet brought under its name's latest updates (`ratelimit_settle_v1`) is at rest only
+    /// A row not yet brought under its name's latest updates (`ratelimit_settle_v1`) is at rest only
     /// if it still is once brought (a read, nothing written): an update that slowed a bucket's refill or made a
     /// window longer keeps such a key until its new instant of rest.
     static func sweep(restBy now: String, except: String, counting: String) -> String {
@@ -406,7 +385,7 @@
     }
 
     /// The condition, on row `k` of `p_name` whose `rest_at` is at or before `now`, that it is at rest under the
-    /// name's latest rule too (release 11: see ``sweep(restBy:except:counting:)``).
+    /// name's latest rule too (see ``sweep(restBy:except:counting:)``).
     static func settledAtRest(by now: String) -> String {
       """
       (k.version >= (SELECT version FROM ratelimit_names WHERE name = p_name)

@@ -3,10 +3,10 @@
   /// nothing (`ratelimit_decide_all_v6`), with shadow and penalised parts (`ratelimit_decide_operated_v1`), and one
   /// penalised decision (`ratelimit_decide_penalising_v1`).
   extension Schema {
-    /// `ratelimit_decide_all_v5` with a booking id for each part (`p_ids[j]`): a caller that gave up waiting
+    /// A joint decision with a booking id for each part (`p_ids[j]`): a caller that gave up waiting
     /// revokes them (`ratelimit_revoke_v4`), and a statement that runs after that books nothing for any part (a
     /// revoked id refuses its part, so the whole request is refused and rolled back). 4.1's joint decision had
-    /// no ids, so a statement that ran late booked for nobody. Since release 10 it is
+    /// no ids, so a statement that ran late booked for nobody. It is
     /// `ratelimit_decide_operated_v1` with every part enforced and none penalised (one copy of the decision).
     static let decideAllWithIdsFunction = """
       CREATE OR REPLACE FUNCTION ratelimit_decide_all_v6(
@@ -41,7 +41,6 @@
           m integer := coalesce(array_length(p_names, 1), 0);
           effs bigint[] := '{}';
           d record;
-          lock_key bigint;
           refused boolean := false;
           booked boolean[] := '{}';
           times bigint[] := '{}';
@@ -51,12 +50,8 @@
           joint_now bigint;
           part_nows bigint[] := '{}';
       BEGIN
-          IF p_lock_timeout IS NOT NULL THEN
-              PERFORM set_config('lock_timeout', p_lock_timeout, true);
-          END IF;
-          FOR lock_key IN SELECT DISTINCT ratelimit_lock_key(nm, p_key) FROM unnest(p_names) AS nm ORDER BY 1 LOOP
-              PERFORM pg_advisory_xact_lock(lock_key);
-          END LOOP;
+          PERFORM ratelimit_lock_v1(p_lock_timeout,
+              ARRAY(SELECT ratelimit_lock_key(nm, p_key) FROM unnest(p_names) AS nm), true);
           IF false = ANY (p_clocks) THEN
               joint_now := ratelimit_clock();
           END IF;
@@ -128,10 +123,7 @@
       DECLARE
           d record;
       BEGIN
-          IF p_lock_timeout IS NOT NULL THEN
-              PERFORM set_config('lock_timeout', p_lock_timeout, true);
-          END IF;
-          PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
+          PERFORM ratelimit_lock_v1(p_lock_timeout, ARRAY[ratelimit_lock_key(p_name, p_key)], true);
           d := ratelimit_decide_v4(p_name, p_key, p_limit, p_window, p_burst, p_permits, p_now, 0, 0, 0, NULL, p_id);
           IF NOT d.o_booked THEN
               PERFORM ratelimit_operate_v2(p_name, p_key, p_limit, p_window, p_burst, 5, p_penalty, d.o_now, NULL, NULL);

@@ -1,5 +1,5 @@
 #if Postgres
-  /// Release 16 (4.4): the leases of `PostgresConcurrencyLimiter`, beside the rate limits' objects and apart from
+  /// 4.4: the leases of `PostgresConcurrencyLimiter`, beside the rate limits' objects and apart from
   /// them (a concurrency limit's name is its own: `ratelimit_lease_names`, not `ratelimit_names`).
   ///
   /// One row per lease and per waiter (`ratelimit_leases`), in arrival order (`id`, from a sequence): a waiter is a
@@ -119,7 +119,7 @@
         v_id bigint;
         v_lock bytea;
       BEGIN
-        PERFORM set_config('lock_timeout', p_lock_timeout, true);
+        PERFORM ratelimit_lock_v1(p_lock_timeout, '{}', true);
         IF cardinality(p_release) > 0 THEN
           -- Every key's lock in key order, this one's included, as every statement on several keys takes them
           -- (taken out of order, two decisions carrying each other's key's releases deadlocked: 1 s each).

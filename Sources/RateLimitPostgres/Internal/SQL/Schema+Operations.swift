@@ -1,19 +1,19 @@
 #if Postgres
-  /// Release 10 (4.2): operating a key and a name's rule. Each key may be blocked until an instant
+  /// Operating a key and a name's rule (4.2). Each key may be blocked until an instant
   /// (`ratelimit_keys.blocked_until`, `NULL`: none), and each name keeps the rule every process decides by
   /// (`ratelimit_names`, which `update` changes; `floor_at`: a sliding window forgets the bookings at or before it,
   /// those that had left the window when an update made it longer). `ratelimit_decide_v4` and
-  /// `ratelimit_effective_v1` read both since release 10, so every older function that calls them (joint
+  /// `ratelimit_effective_v1` read both, so every function that calls them (joint
   /// decisions, batches) follows them too; an older process's own rows stay readable (the new columns are
   /// nullable). The rules are the core's (`PermitBook+Operations.swift`, `SlidingWindow+Operations.swift`,
   /// `TokenBucket+Operations.swift`, the `+Update.swift` files), in whole nanoseconds.
   ///
-  /// Release 11 (4.2): An update numbers the name's rule (`ratelimit_names.version`) and keeps the rules before and
+  /// An update numbers the name's rule (`ratelimit_names.version`) and keeps the rules before and
   /// after it (`ratelimit_updates`); a key's row carries the number it was last brought under
   /// (`ratelimit_keys.version`: a new row's is the name's, set by the decision that writes it, or by trigger for an
   /// older release's). Every function that reads a row brings it under the updates made since (`ratelimit_settle_v1`),
   /// writing it back when it holds the key's lock; the sweep and `count()` judge a row by its state brought under them
-  /// (a read). The conversion is the eager one of release 10, at the same instant (the update's, or the key's latest
+  /// (a read). The conversion is the one an eager update would make, at the same instant (the update's, or the key's latest
   /// write if later), so every answer is the same.
   extension Schema {
     /// `peek`: exactly what a decision would answer now (`ratelimit_decide_v4`, mode 0, and the key's effective
@@ -91,8 +91,7 @@
           big CONSTANT bigint := 9223372036854775807;
           small CONSTANT bigint := -9223372036854775808;
           r ratelimit_keys%ROWTYPE;
-          stored record;
-          floor_ bigint := small;
+          floor_ bigint;
           held boolean;
           changed boolean := false;
           now_ bigint;
@@ -106,31 +105,21 @@
           instant bigint;
           ahead numeric;
           d record;
+          pre record;
       BEGIN
-          IF p_lock_timeout IS NOT NULL THEN
-              PERFORM set_config('lock_timeout', p_lock_timeout, true);
-          END IF;
-          PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
+          PERFORM ratelimit_lock_v1(p_lock_timeout, ARRAY[ratelimit_lock_key(p_name, p_key)], true);
           PERFORM ratelimit_in_time_v1(p_until);
           IF p_op IN (1, 2, 3) THEN
-              -- Release 14: a charge, refund or reset works on every booking, back in the row.
+              -- A charge, refund or reset works on every booking, back in the row.
               PERFORM ratelimit_unchunk_v1(p_name, p_key);
           END IF;
-          SELECT lim, win, burst, floor_at, version INTO stored FROM ratelimit_names WHERE name = p_name;
-          IF FOUND AND stored.win > 0 THEN
-              p_limit := stored.lim;
-              p_window := stored.win;
-              p_burst := stored.burst;
-              floor_ := coalesce(stored.floor_at, small);
-          END IF;
-          SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
-          held := FOUND;
-          IF NOT held THEN
-              r := ROW(p_name, p_key, small, small, '{}', '{}', '{}', '{}', 0, NULL, small, NULL, NULL, NULL, NULL);
-              r.version := coalesce(stored.version, 0);
-          ELSIF r.version < coalesce(stored.version, 0) THEN
-              r := ratelimit_settle_v1(r, stored.version, true);
-          END IF;
+          pre := ratelimit_key_v1(p_name, p_key, p_limit, p_window, p_burst, true);
+          p_limit := pre.o_limit;
+          p_window := pre.o_window;
+          p_burst := pre.o_burst;
+          floor_ := pre.o_floor;
+          held := pre.o_held;
+          r := pre.o_row;
           now_ := coalesce(p_now, ratelimit_clock());
           IF p_burst IS NULL OR p_now IS NULL THEN
               now_ := greatest(now_, r.latest);
@@ -257,7 +246,7 @@
                   r.cum := ARRAY(SELECT sum(p) OVER (ORDER BY i)
                       FROM unnest(r.permits) WITH ORDINALITY AS u(p, i) ORDER BY i);
                   n := coalesce(array_length(r.times, 1), 0);
-                  -- Release 12: a booking an update forgot (at or before the floor) keeps no key from rest.
+                  -- A booking an update forgot (at or before the floor) keeps no key from rest.
                   r.rest_at := CASE WHEN n > 0 AND r.times[n] > floor_
                       THEN least(r.times[n]::numeric + p_window, big)::bigint ELSE small END;
               ELSIF p_burst IS NOT NULL THEN
@@ -296,7 +285,7 @@
       """
 
     /// 4.2's `ratelimit_operate_v1` and `ratelimit_update_v1`, which 4.2 processes call during a rolling deploy:
-    /// release 15's functions without a deadline.
+    /// `ratelimit_operate_v2` and `ratelimit_update_v2` without a deadline.
     static let operationsOf42Functions = """
       CREATE OR REPLACE FUNCTION ratelimit_operate_v1(
           p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_op integer,
@@ -316,9 +305,8 @@
       """
 
     /// `r` brought under the updates of its name numbered above `r.version` up to `p_upto`, in order, exactly as
-    /// release 10's eager update converted every key: a sliding window's key not at rest at the update is at rest
-    /// once its latest booking leaves the new window (release 10 moved it only for a longer window, and kept it
-    /// for a shorter one or one at rest, which `count()` then counted); a token
+    /// an eager update would convert every key: a sliding window's key not at rest at the update is at rest
+    /// once its latest booking leaves the new window; a token
     /// bucket's credit accrues at the old rate up to the update (or the key's latest write, if later), a full
     /// bucket stays full, any other credit is converted to the new window exactly, rounded against the key, and
     /// capped by the new burst (the latest booking's snapshot the same way). With `p_write`, under the key's
@@ -398,8 +386,7 @@
     /// `update`: the name's rule gets new parameters for every process at once, every key keeping its state,
     /// as `RateLimiter.update` keeps it. A sliding window's bookings that had left the old window stay forgotten
     /// (`floor_at`). O(1): the update is numbered and kept (`ratelimit_updates`), and each key is brought under it
-    /// when next read (`ratelimit_settle_v1`); release 10 converted every key of the name here, under each key's
-    /// lock.
+    /// when next read (`ratelimit_settle_v1`), never here under each key's lock.
     static let updateFunction = """
       CREATE OR REPLACE FUNCTION ratelimit_update_v2(
           p_name bytea, p_limit bigint, p_window bigint, p_burst bigint, p_now bigint, p_lock_timeout text,
@@ -411,9 +398,7 @@
           stored ratelimit_names%ROWTYPE;
           now_ bigint;
       BEGIN
-          IF p_lock_timeout IS NOT NULL THEN
-              PERFORM set_config('lock_timeout', p_lock_timeout, true);
-          END IF;
+          PERFORM ratelimit_lock_v1(p_lock_timeout, '{}', true);
           SELECT * INTO stored FROM ratelimit_names WHERE name = p_name FOR UPDATE;
           PERFORM ratelimit_in_time_v1(p_until);
           IF NOT FOUND THEN

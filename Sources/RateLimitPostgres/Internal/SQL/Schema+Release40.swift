@@ -1,16 +1,16 @@
 #if Postgres
-  /// 4.0's functions (schema version 3), kept as 4.0 wrote them but for release 9's sweep (under each key's
-  /// advisory lock) and release 14's chunks (a key's bookings brought back into its row once its lock is held; a
+  /// 4.0's functions (schema version 3), kept as 4.0 wrote them but for the sweep (under each key's
+  /// advisory lock) and the chunks (a key's bookings brought back into its row once its lock is held; a
   /// 4.0 `retryAfter`, which takes no lock, reads the row's latest bookings only), in one copy: the rolling-deploy tests build 4.0's `prepare()` from these (Tests'
   /// `Release40Schema`). During a rolling deploy a 4.0 instance keeps calling them
   /// against this release's table, so this release creates them too (its own are named `…_v4`). They work on the
   /// same rows: `cum` became `numeric[]`, which they read and write through PostgreSQL's implicit casts, and their
   /// booking ids (`next_id`, from 0) never meet this release's (a sequence from 2^40).
   extension Schema {
-    /// Release 14's line in 4.0's functions, once the key's lock is held: its chunks back into its row, which is
+    /// The chunks' line in 4.0's functions, once the key's lock is held: its chunks back into its row, which is
     /// all 4.0 reads.
     static let release40Unchunk =
-      "PERFORM ratelimit_unchunk_v1(p_name, p_key);  -- release 14: every booking in the row"
+      "PERFORM ratelimit_unchunk_v1(p_name, p_key);  -- every booking in the row"
 
     /// One decision on one key: `tryAcquire` (mode 0), `reserve` (1) or `retryAfter` (2, reads only). Returns the
     /// instant the request is (or would be) booked for, the decision's "now", the booking's id, whether it was
@@ -65,7 +65,7 @@
               DELETE FROM ratelimit_keys WHERE ctid = ANY (ARRAY(
                   SELECT ctid FROM ratelimit_keys
                   WHERE name = p_name AND rest_at <= o_now AND key <> p_key
-                      AND pg_try_advisory_xact_lock(ratelimit_lock_key(name, key))  -- release 9: see sweep()
+                      AND pg_try_advisory_xact_lock(ratelimit_lock_key(name, key))  -- see sweep()
                   LIMIT p_sweep FOR UPDATE SKIP LOCKED));
               GET DIAGNOSTICS o_swept = ROW_COUNT;
           END IF;

@@ -1,8 +1,8 @@
 #if Postgres
-  /// The tables, and what each release added to them: the release list (`ratelimit_schema`, `ratelimit_release`,
-  /// in `prepare`), each name's rule (`ratelimit_names`), each key's state (`ratelimit_keys`), release 10's blocks and
-  /// window floor, release 11's update numbers (`ratelimit_updates`), release 13's uncompressed bookings (release
-  /// 14's chunks are in `Schema+Chunks.swift`); and the two helpers every function uses, a key's advisory lock and
+  /// The tables, and what a database prepared by 4.0 is given: the schema's version (`ratelimit_schema`,
+  /// `ratelimit_release`, in `prepare`), each name's rule (`ratelimit_names`), each key's state (`ratelimit_keys`),
+  /// blocks and window floor, update numbers (`ratelimit_updates`), uncompressed bookings (the chunks are in
+  /// `Schema+Chunks.swift`); and the two helpers every function uses, a key's advisory lock and
   /// the database's clock.
   extension Schema {
     /// Each name's rule and parameters, stored by the first limiter that prepares it (or by `update`): a limiter
@@ -47,14 +47,14 @@
       CREATE INDEX ratelimit_keys_rest ON ratelimit_keys (name, rest_at);
       """
 
-    /// The columns release 10 adds, to tables of any earlier release.
-    static let release10Columns = """
+    /// A key's block and a window's floor, added to 4.0's tables.
+    static let blockColumns = """
       ALTER TABLE ratelimit_keys ADD COLUMN IF NOT EXISTS blocked_until bigint;
       ALTER TABLE ratelimit_names ADD COLUMN IF NOT EXISTS floor_at bigint;
       """
 
-    /// The columns, table and trigger release 11 adds, to tables of any earlier release.
-    static let release11Objects = """
+    /// The update numbers: columns, table and trigger, added to 4.0's tables.
+    static let updateObjects = """
       ALTER TABLE ratelimit_names ADD COLUMN IF NOT EXISTS version integer NOT NULL DEFAULT 0;
       ALTER TABLE ratelimit_keys ADD COLUMN IF NOT EXISTS version integer NOT NULL DEFAULT 0;
       CREATE TABLE IF NOT EXISTS ratelimit_updates (
@@ -79,12 +79,12 @@
           FOR EACH ROW WHEN (NEW.version IS NULL) EXECUTE FUNCTION ratelimit_new_key_v1();
       """
 
-    /// Release 13: a key's bookings are stored as they are, never compressed (`STORAGE EXTERNAL`, out of line once
+    /// A key's bookings are stored as they are, never compressed (`STORAGE EXTERNAL`, out of line once
     /// the row is large). A grant rewrites the key's arrays; compressed, a hot key's grant was linear at about 2 µs
     /// a booking (7 ms at 3,000 bookings held, 22 ms at 10,100), nearly all of it TOAST's compression; stored as
     /// they are, 0.6 ms and 1.6 ms (Benchmarks/README.md). Changes no row (a row written before is compressed until
     /// its next write) and nothing an older release reads: storage is the database's business.
-    static let release13Storage = """
+    static let uncompressedStorage = """
       ALTER TABLE ratelimit_keys ALTER COLUMN times SET STORAGE EXTERNAL,
           ALTER COLUMN permits SET STORAGE EXTERNAL, ALTER COLUMN ids SET STORAGE EXTERNAL,
           ALTER COLUMN cum SET STORAGE EXTERNAL;
@@ -96,6 +96,85 @@
       CREATE OR REPLACE FUNCTION ratelimit_lock_key(p_name bytea, p_key bytea) RETURNS bigint
       LANGUAGE sql IMMUTABLE STRICT AS
       $f$ SELECT hashtextextended(p_name::text || '/' || p_key::text, 7240317146390512431) $f$;
+      """
+
+    /// The preamble of every statement that changes keys: `lock_timeout` for the locks that follow (`NULL`:
+    /// the caller set it), then the advisory lock of every lock key in `p_keys` (``lockKeyFunction``), in
+    /// ascending order, so that two statements never wait for each other in a cycle. `p_all` true: every lock,
+    /// or the statement fails (55P03). `p_all` false (a batch): a lock that cannot be had within the timeout is
+    /// returned instead; after the first such lock the rest are only tried, so a batch waits for one at most.
+    static let lockFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_lock_v1(p_lock_timeout text, p_keys bigint[], p_all boolean)
+      RETURNS bigint[]
+      LANGUAGE plpgsql VOLATILE AS $f$
+      DECLARE
+          lock_key bigint;
+          blocked bigint[] := '{}';
+      BEGIN
+          IF p_lock_timeout IS NOT NULL THEN
+              PERFORM set_config('lock_timeout', p_lock_timeout, true);
+          END IF;
+          IF cardinality(p_keys) > 1 THEN
+              p_keys := ARRAY(SELECT DISTINCT x FROM unnest(p_keys) AS x ORDER BY 1);
+          END IF;
+          FOREACH lock_key IN ARRAY p_keys LOOP
+              IF p_all THEN
+                  PERFORM pg_advisory_xact_lock(lock_key);
+              ELSIF NOT pg_try_advisory_xact_lock(lock_key) THEN
+                  IF cardinality(blocked) > 0 THEN
+                      blocked := blocked || lock_key;
+                  ELSE
+                      BEGIN
+                          PERFORM pg_advisory_xact_lock(lock_key);
+                      EXCEPTION WHEN lock_not_available THEN
+                          blocked := blocked || lock_key;
+                      END;
+                  END IF;
+              END IF;
+          END LOOP;
+          RETURN blocked;
+      END
+      $f$;
+      """
+
+    /// The rest of the preamble, once the key's lock is held (a read: without it): the name's stored rule, read
+    /// once, which decides whatever parameters the caller was made with (`update` changes it for every process
+    /// at once; `o_floor`: a sliding window forgets what is at or before it), and the key's row (`o_held`) or a
+    /// fresh one, brought under the name's updates made since it was written (`ratelimit_settle_v1`; `p_write`
+    /// true writes it back, false only reads, `NULL` leaves the row as read).
+    static let keyFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_key_v1(
+          p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_write boolean,
+          OUT o_limit bigint, OUT o_window bigint, OUT o_burst bigint, OUT o_floor bigint, OUT o_version integer,
+          OUT o_held boolean, OUT o_row ratelimit_keys)
+      LANGUAGE plpgsql VOLATILE AS $f$
+      DECLARE
+          small CONSTANT bigint := -9223372036854775808;
+          stored record;
+      BEGIN
+          SELECT lim, win, burst, floor_at, version INTO stored FROM ratelimit_names WHERE name = p_name;
+          IF FOUND AND stored.win > 0 THEN
+              o_limit := stored.lim;
+              o_window := stored.win;
+              o_burst := stored.burst;
+              o_floor := coalesce(stored.floor_at, small);
+          ELSE
+              o_limit := p_limit;
+              o_window := p_window;
+              o_burst := p_burst;
+              o_floor := small;
+          END IF;
+          o_version := coalesce(stored.version, 0);
+          SELECT * INTO o_row FROM ratelimit_keys WHERE name = p_name AND key = p_key;
+          o_held := FOUND;
+          IF NOT o_held THEN
+              o_row := ROW(p_name, p_key, small, small, '{}', '{}', '{}', '{}', 0, NULL, small, NULL, NULL, NULL, NULL);
+              o_row.version := o_version;
+          ELSIF o_row.version < o_version AND p_write IS NOT NULL THEN
+              o_row := ratelimit_settle_v1(o_row, o_version, p_write);
+          END IF;
+      END
+      $f$;
       """
 
     /// The database's clock in whole nanoseconds since the Unix epoch (microseconds on most servers).

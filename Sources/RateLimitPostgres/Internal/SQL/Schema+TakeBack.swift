@@ -21,8 +21,7 @@
           RETURNS void
       LANGUAGE plpgsql VOLATILE AS $f$
       BEGIN
-          PERFORM set_config('lock_timeout', p_lock_timeout, true);
-          PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
+          PERFORM ratelimit_lock_v1(p_lock_timeout, ARRAY[ratelimit_lock_key(p_name, p_key)], true);
           INSERT INTO ratelimit_revoked (id) VALUES (p_id) ON CONFLICT DO NOTHING;
           PERFORM ratelimit_cancel_v4(p_name, p_key, p_limit, p_window, p_burst, p_id, NULL, true);
           -- A late booking taken back may end other processes' refusals of the key (SPEC 4.3.1).
@@ -50,26 +49,23 @@
           at integer;
           n integer;
           full_credit numeric;
-          stored record;
+          pre record;
           old_last bigint;
       BEGIN
-          PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
-          -- Release 14: a booking in a chunk is cancelled with every booking back in the row.
+          PERFORM ratelimit_lock_v1(NULL, ARRAY[ratelimit_lock_key(p_name, p_key)], true);
+          -- A booking in a chunk is cancelled with every booking back in the row.
           PERFORM ratelimit_unchunk_for_v1(p_name, p_key, p_id);
-          SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
-          IF NOT FOUND THEN RETURN; END IF;
-          -- Release 11: the key under the name's stored rule first (every update since it was written).
-          SELECT lim, win, burst, version, floor_at INTO stored FROM ratelimit_names WHERE name = p_name;
-          IF FOUND AND stored.win > 0 THEN
-              p_limit := stored.lim;
-              p_window := stored.win;
-              p_burst := stored.burst;
-              IF r.version < stored.version THEN r := ratelimit_settle_v1(r, stored.version, true); END IF;
-          END IF;
+          -- The key under the name's stored rule first (every update since it was written).
+          pre := ratelimit_key_v1(p_name, p_key, p_limit, p_window, p_burst, true);
+          IF NOT pre.o_held THEN RETURN; END IF;
+          p_limit := pre.o_limit;
+          p_window := pre.o_window;
+          p_burst := pre.o_burst;
+          r := pre.o_row;
           now_ := greatest(coalesce(p_now, ratelimit_clock()), r.latest);
           old_last := r.last;
           at := array_position(r.ids, p_id);
-          -- Release 10: a bucket's grant for now (mode 0) is not in the list; a revocation still finds it by
+          -- A bucket's grant for now (mode 0) is not in the list; a revocation still finds it by
           -- the snapshot of its latest booking.
           IF at IS NULL AND NOT (p_force AND p_burst IS NOT NULL AND r.before_id IS NOT DISTINCT FROM p_id) THEN
               RETURN;
@@ -104,8 +100,8 @@
               n := n - 1;
           END IF;
           IF p_burst IS NULL THEN
-              -- Release 12: a booking an update forgot (at or before the name's floor) keeps no key from rest.
-              r.rest_at := CASE WHEN n = 0 OR r.times[n] <= coalesce(stored.floor_at, small) THEN small
+              -- A booking an update forgot (at or before the name's floor) keeps no key from rest.
+              r.rest_at := CASE WHEN n = 0 OR r.times[n] <= pre.o_floor THEN small
                   ELSE least(r.times[n]::numeric + p_window, big)::bigint END;
           ELSE
               full_credit := p_burst::numeric * p_window;
@@ -129,9 +125,9 @@
     /// bucket gets exactly the booking's permits back (never above full), where `ratelimit_cancel_v4`, Go's
     /// cancel, gives back only what later bookings did not count on. The id is revoked first, under the key's
     /// lock: a second undo of the same id, or a decision with that id that has not run yet, takes nothing.
-    /// `p_now`: the limiter's "now" with `.clock(c)`, `NULL` for the database's clock. Release 11 reads the
-    /// name's stored rule first, as every decision does: a process that has not yet seen another's `update` gave
-    /// back at the old parameters' scale (a bucket made 10 per 20 s from 10 per 10 s got nothing back of 5).
+    /// `p_now`: the limiter's "now" with `.clock(c)`, `NULL` for the database's clock. The name's stored
+    /// rule decides, as every decision's does: a process that has not yet seen another's `update` gives back at the
+    /// new parameters' scale.
     static let undoFunction = """
       CREATE OR REPLACE FUNCTION ratelimit_undo_v5(
           p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_permits bigint,
@@ -149,25 +145,24 @@
           full_credit numeric;
           credit numeric;
           d record;
-          stored record;
+          pre record;
       BEGIN
-          PERFORM set_config('lock_timeout', p_lock_timeout, true);
-          PERFORM pg_advisory_xact_lock(ratelimit_lock_key(p_name, p_key));
-          SELECT lim, win, burst, version INTO stored FROM ratelimit_names WHERE name = p_name;
-          IF FOUND AND stored.win > 0 THEN
-              p_limit := stored.lim;
-              p_window := stored.win;
-              p_burst := stored.burst;
-          END IF;
+          PERFORM ratelimit_lock_v1(p_lock_timeout, ARRAY[ratelimit_lock_key(p_name, p_key)], true);
+          pre := ratelimit_key_v1(p_name, p_key, p_limit, p_window, p_burst, NULL);
+          p_limit := pre.o_limit;
+          p_window := pre.o_window;
+          p_burst := pre.o_burst;
+          r := pre.o_row;
           INSERT INTO ratelimit_revoked (id) VALUES (p_id) ON CONFLICT DO NOTHING;
           GET DIAGNOSTICS revoked_now = ROW_COUNT;
           IF revoked_now > 0 AND p_burst IS NOT NULL THEN
-              -- Release 14: a booking in a chunk is given back with every booking back in the row.
-              PERFORM ratelimit_unchunk_for_v1(p_name, p_key, p_id);
+              -- A booking in a chunk is given back with every booking back in the row.
+              IF ratelimit_unchunk_for_v1(p_name, p_key, p_id) THEN
+                  SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
+              END IF;
           END IF;
-          SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
-          IF FOUND AND revoked_now > 0 THEN
-              IF r.version < coalesce(stored.version, 0) THEN r := ratelimit_settle_v1(r, stored.version, true); END IF;
+          IF pre.o_held AND revoked_now > 0 THEN
+              IF r.version < pre.o_version THEN r := ratelimit_settle_v1(r, pre.o_version, true); END IF;
               IF p_burst IS NULL THEN
                   PERFORM ratelimit_cancel_v4(p_name, p_key, p_limit, p_window, NULL, p_id, NULL, true);
               ELSE
@@ -214,7 +209,7 @@
 
     /// Gives back booking `p_ids[j]` of `p_permits[j]` on name `p_names[j]` for `p_key`, for every part, exactly
     /// (`ratelimit_undo_v5` each, by the name's stored rule), in one transaction. Every part's key lock is
-    /// taken first, in one order (ascending lock key, as `ratelimit_decide_all_v5` does), so that it never waits
+    /// taken first, in one order (ascending lock key, `ratelimit_lock_v1`), so that it never waits
     /// in a cycle with a joint decision or a batch. `p_bursts[j]` 0: a sliding window; `p_clocks[j]`: the part's
     /// "now" is `p_nows[j]` (`.clock(c)`), else the database's clock: the arguments of a joint decision
     /// (`ratelimit_decide_all_v6`), the parts' booking ids last. Returns how many parts it was given.
@@ -226,13 +221,9 @@
       LANGUAGE plpgsql VOLATILE AS $f$
       DECLARE
           m integer := coalesce(array_length(p_names, 1), 0);
-          lock_key bigint;
       BEGIN
-          PERFORM set_config('lock_timeout', p_lock_timeout, true);
-          FOR lock_key IN SELECT DISTINCT ratelimit_lock_key(x.name, p_key) FROM unnest(p_names) AS x(name)
-                  ORDER BY 1 LOOP
-              PERFORM pg_advisory_xact_lock(lock_key);
-          END LOOP;
+          PERFORM ratelimit_lock_v1(p_lock_timeout,
+              ARRAY(SELECT ratelimit_lock_key(x.name, p_key) FROM unnest(p_names) AS x(name)), true);
           FOR j IN 1..m LOOP
               PERFORM ratelimit_undo_v5(p_names[j], p_key, p_limits[j], p_windows[j], nullif(p_bursts[j], 0),
                   p_permits[j], p_ids[j], CASE WHEN p_clocks[j] THEN p_nows[j] END, p_lock_timeout);

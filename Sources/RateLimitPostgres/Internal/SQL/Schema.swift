@@ -12,46 +12,19 @@
   ///
   /// The objects by file: the tables (`Schema+Tables.swift`); a decision and the sweep (`Schema+Decide.swift`); several
   /// decisions of one name (`Schema+Batch.swift`); several names' decisions for one key (`Schema+Joint.swift`); a
-  /// booking given back (`Schema+TakeBack.swift`); a hot key's chunks (`Schema+Chunks.swift`); `peek`, the operations and `update` (`Schema+Operations.swift`); the
-  /// functions kept for processes of older releases (`Schema+OlderReleases.swift`, and 4.0's in
-  /// `Schema+Release40.swift`).
+  /// booking given back (`Schema+TakeBack.swift`); a hot key's chunks (`Schema+Chunks.swift`); `peek`, the
+  /// operations and `update` (`Schema+Operations.swift`); leases (`Schema+Leases.swift`); the functions kept for
+  /// 4.0's processes (`Schema+Release40.swift`).
   enum Schema {
-    /// This release's schema. Stored in `ratelimit_release`; `ratelimit_schema` keeps saying 3, so that 4.0's
+    /// The schema's version, stored in `ratelimit_release`; `ratelimit_schema` keeps saying 3, so that 4.0's
     /// `prepare()`, which drops the table unless it reads 3 there, leaves a newer schema alone during a rolling
-    /// deploy. A `prepare()` never downgrades: it does nothing when the release stored is its own or newer.
-    /// Release 6 changed only how `ratelimit_decide_many_v5` runs, not what it answers, so a release-5 process
-    /// keeps working beside it. Release 7 changed what a token bucket answers after its clock steps back (as
-    /// `RateLimiter`'s, Go's rule), and a revocation no longer moves a key's "now" to the database's clock; the
-    /// rows are as they were. Release 8 decides each part of a joint decision at its own limiter's "now"
-    /// (`ratelimit_decide_all_v5`); release 7's `ratelimit_decide_all_v4` is kept, now a call of it. Release 9
-    /// (4.1.1) sweeps a row only under its key's advisory lock (every older function's sweep included, so an
-    /// older process beside it sweeps safely too), carries booking ids in a joint decision
-    /// (`ratelimit_decide_all_v6`), takes a grant back exactly (`ratelimit_undo_v5`), and reports each
-    /// decision's effective window (`ratelimit_effective_v1`, read in the same statement; the batch
-    /// `ratelimit_decide_many_v6`); the functions of releases 5 to 8 stay for older processes.
-    /// Release 10 (4.2) blocks keys, keeps each name's rule for every process (`update`), and operates keys
-    /// (`Schema+Operations.swift`); its decisions read both, so every older function that calls
-    /// `ratelimit_decide_v4` follows them.
-    /// Release 11 (4.2) coalesces give-backs with decisions (`ratelimit_decide_many_v7`, mode 3), gives back a
-    /// joint decision's grants in one statement (`ratelimit_give_back_all_v1`), gives back by the name's stored
-    /// rule (`ratelimit_undo_v5`), and updates a name in O(1), each key settling when next read
-    /// (`ratelimit_settle_v1`; `Schema+Operations.swift`).
-    /// Release 12 (4.2) changes what `ratelimit_cancel_v4` leaves when it gives a token bucket's latest booking
-    /// back during a block (the bucket stays at the block's end, as in the core), and a booking made during a
-    /// block no longer forgets the bookings still ahead (`ratelimit_decide_v4`), and a sliding window's key whose
-    /// last booking an update forgot is at rest after a cancel or an operation (`ratelimit_cancel_v4`,
-    /// `ratelimit_operate_v2`).
-    /// Release 13 stores a key's bookings uncompressed (`release13Storage`): a hot key's grant costs a tenth.
-    /// Release 14 keeps a hot key's older bookings in chunks (`Schema+Chunks.swift`): a grant costs O(log N) in
-    /// the bookings the key holds. Every function that reads a key's bookings knows the chunks (4.0's bring them
-    /// back into the row first), so processes of every release keep working beside it.
-    /// Release 15 (4.3.1) reads the stored rule through `ratelimit_rule_v1`, so that no statement waits for a
-    /// table's lock before its `lock_timeout`; a block or penalty on a hot key keeps every booking counted; an
-    /// operation that runs after its caller gave up changes nothing (`ratelimit_operate_v2`, `ratelimit_update_v2`:
-    /// `ratelimit_in_time_v1`); and a refund, reset or update notifies every process (`RefusalListener`).
-    /// Release 16 (4.4) adds the leases of `PostgresConcurrencyLimiter` (`Schema+Leases.swift`): new objects only,
-    /// so every older process keeps working beside it.
-    static let version = 16
+    /// deploy. A `prepare()` never downgrades: it does nothing when the version stored is its own or newer.
+    ///
+    /// Side by side (SPEC, "PostgreSQL, rolling deploys"): the functions 4.0 calls (`Schema+Release40.swift`) and
+    /// those 4.2 and 4.3.1 call (each with its signature and answer) are created with this version's; a database
+    /// prepared by 4.0 or by any later version is migrated in place, every key's state kept. What changed when is
+    /// in git's history, not here.
+    static let version = 17
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
     /// processes may prepare at once. One statement: a `DO` block is one transaction. From 4.0 (version 3) it
@@ -81,14 +54,16 @@
         -- Booking ids never repeat, across sweeps and crashes (a sequence is not UNLOGGED); 4.0's start at 0.
         CREATE SEQUENCE IF NOT EXISTS ratelimit_booking_ids START WITH 1099511627776;
         \(namesTable)
-        \(release10Columns)
-        \(release11Objects)
-        \(release13Storage)
-        \(release14Chunks)
+        \(blockColumns)
+        \(updateObjects)
+        \(uncompressedStorage)
+        \(chunksTable)
         CREATE UNLOGGED TABLE IF NOT EXISTS ratelimit_revoked (
             id bigint PRIMARY KEY, at timestamptz NOT NULL DEFAULT now());
         \(clockFunction)
         \(lockKeyFunction)
+        \(lockFunction)
+        \(keyFunction)
         \(spillFunction)
         \(unchunkFunction)
         \(unchunkForFunction)
@@ -101,12 +76,8 @@
         \(decideFunction)
         \(decideOperatedFunction)
         \(decideAllWithIdsFunction)
-        \(decideAllFunction)
-        \(version7DecideAllFunction)
         \(effectiveFunction)
         \(decideManyFunction)
-        \(version10DecideManyFunction)
-        \(version8DecideManyFunction)
         \(undoFunction)
         \(giveBackAllFunction)
         \(settleFunction)

@@ -33,6 +33,19 @@
     var stored: StoredRule
   }
 
+  extension KeyAfter {
+    /// Read by column name from a statement that selects `o_time`, `o_now`, `o_remaining`, `o_rest_at`,
+    /// `o_effective` and ``StoredRule/columns``.
+    init(_ row: PostgresRandomAccessRow) throws {
+      time = try row["o_time"].decode(Int64.self)
+      now = try row["o_now"].decode(Int64.self)
+      remaining = try row["o_remaining"].decode(Int64.self)
+      restAt = try row["o_rest_at"].decode(Int64.self)
+      effective = try row["o_effective"].decode(Int64.self)
+      stored = try StoredRule(row)
+    }
+  }
+
   /// A name's rule as `ratelimit_names` stores it (`nil`s: no row yet), and the database's clock when it was read.
   struct StoredRule: Sendable {
     var limit: Int64?
@@ -49,9 +62,18 @@
     /// Reads the name's rule after the function `d` has run (`LATERAL` on its `o_now`), through a function
     /// (`ratelimit_rule_v1`), so that the statement itself names no table: a table named in a statement is locked
     /// before the function can set `lock_timeout`, and a statement waiting on that lock (another session's
-    /// `LOCK TABLE`) ran and booked after its caller had been answered (4.3.1; release 11 read the rule in
+    /// `LOCK TABLE`) ran and booked after its caller had been answered (4.3.1; the rule was read in
     /// subqueries).
     static let join = "CROSS JOIN LATERAL ratelimit_rule_v1($1, d.o_now) s"
+  }
+
+  extension StoredRule {
+    /// Read by column name (``columns``: `o_lim`, `o_win`, `o_burst`, `o_clock`).
+    init(_ row: PostgresRandomAccessRow) throws {
+      self.init(
+        limit: try row["o_lim"].decode(Int64?.self), window: try row["o_win"].decode(Int64?.self),
+        burst: try row["o_burst"].decode(Int64?.self), clock: try row["o_clock"].decode(Int64?.self))
+    }
   }
 
   extension PostgresRateLimiter.Decision {
