@@ -249,6 +249,36 @@
       }
     }
 
+    /// A decision the database runs after its caller gave up (the server froze past `timeout`; the statement ran
+    /// once it thawed) holds nothing for long: its lease is taken back as soon as the database answers again, not
+    /// held by nobody until `leaseTimeout` (here a minute) ends it.
+    @Test func aDecisionThatRunsAfterItsCallerGaveUpHoldsNothing() async throws {
+      _ = try await TestDatabase.withPrivateServer { configuration, server in
+        try await TestDatabase.withClient(configuration) { client in
+          let name = TestDatabase.uniqueName()
+          let limiter = Self.limiter(
+            client, name, limit: 1, leaseTimeout: .seconds(60), timeout: .milliseconds(250))
+          try await limiter.prepare()
+          #expect(try await limiter.inUse(for: "k") == 0)
+          await server("freeze")
+          await #expect(throws: PostgresRateLimiterError.self) { _ = try await limiter.tryAcquire(for: "k") }
+          await server("thaw")
+          try await TestDatabase.withClient(configuration) { other in
+            let there = Self.limiter(other, name, limit: 1, leaseTimeout: .seconds(60))
+            let start = ContinuousClock.now
+            var lease: Lease?
+            while lease == nil, ContinuousClock.now - start < .seconds(10) {
+              lease = try await there.tryAcquire(for: "k")
+              if lease == nil { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(lease != nil, "the lease of a caller that gave up is still held")
+            #expect(try await there.inUse(for: "k") == 1)
+            lease?.release()
+          }
+        }
+      }
+    }
+
     /// A lease outlives `leaseTimeout` while its process renews it (as another client sees it), and once this
     /// process holds none, its renewal task ends within a renewal period.
     @Test func leasesAreRenewedWhileHeldAndNothingRunsOnceNoneIs() async throws {

@@ -1,7 +1,7 @@
 #if Postgres
   import PostgresNIO
 
-  /// What `ratelimit_lease_acquire_v1` answers: the decision, and the key after it.
+  /// What `ratelimit_lease_acquire_v2` answers: the decision, and the key after it.
   struct LeaseRow: Sendable {
     enum State: Int32, Sendable {
       /// Not granted, and no place taken (`tryAcquire`).
@@ -26,10 +26,10 @@
     var waiting: Bool
   }
 
-  /// A decision, or a waiter's check, with the releases it carries (`ratelimit_lease_acquire_v1`).
+  /// A decision, or a waiter's check, with the releases it carries (`ratelimit_lease_acquire_v2`).
   struct LeaseAcquireStatement: PostgresPreparedStatement {
     static let sql =
-      "SELECT o_state, o_id, o_lim, o_held, o_waiting FROM ratelimit_lease_acquire_v1($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+      "SELECT o_state, o_id, o_lim, o_held, o_waiting FROM ratelimit_lease_acquire_v2($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
     typealias Row = LeaseRow
 
     var name: ByteBuffer
@@ -41,9 +41,11 @@
     var waiter: Int64
     var releases: [Int64]
     var lockTimeout: String
+    /// The new row's token, chosen here: a caller that gives up on the statement revokes it by this token.
+    var token: Int64
 
     func makeBindings() -> PostgresBindings {
-      var bindings = PostgresBindings(capacity: 9)
+      var bindings = PostgresBindings(capacity: 10)
       bindings.append(name)
       bindings.append(key)
       bindings.append(permits)
@@ -53,6 +55,7 @@
       bindings.append(waiter)
       bindings.append(releases)
       bindings.append(lockTimeout)
+      bindings.append(token)
       return bindings
     }
 
@@ -81,6 +84,30 @@
       bindings.append(renew)
       bindings.append(release)
       bindings.append(ttl)
+      return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
+  }
+
+  /// What callers that gave up on their statements would hold if those ran late (`ratelimit_lease_revoke_v1`).
+  struct LeaseRevokeStatement: PostgresPreparedStatement {
+    static let sql = "SELECT ratelimit_lease_revoke_v1($1, $2, $3, $4, $5)"
+    typealias Row = Int64
+
+    var name: ByteBuffer
+    var keys: [ByteBuffer]
+    var tokens: [Int64]
+    var ttl: Int64
+    var lockTimeout: String
+
+    func makeBindings() -> PostgresBindings {
+      var bindings = PostgresBindings(capacity: 5)
+      bindings.append(name)
+      bindings.append(keys)
+      bindings.append(tokens)
+      bindings.append(ttl)
+      bindings.append(lockTimeout)
       return bindings
     }
 

@@ -30,6 +30,8 @@
     let preparation = LockedValue(Preparation.idle)
     let held = LockedValue(HeldLeases())
     let releases = LockedValue(PendingReleases())
+    /// Tokens of statements given up on, to revoke (``LeaseRevocations``).
+    let revocations = LockedValue(LeaseRevocations())
     /// This process's waiters by key, to wake when the key's line moves.
     let waiters = LockedValue([[UInt8]: [ObjectIdentifier: WakeSignal]]())
 
@@ -105,9 +107,11 @@
     func acquire(_ permits: Int, key: ByteBuffer, wait: Bool, waiter: Int64 = 0) async throws -> LeaseRow {
       try await prepareIfNeeded()
       let carried = await releasesBeforeStatement()
+      // The new row's token, chosen here, so that a statement this caller gives up on holds nothing if it runs late.
+      let token = Int64.random(in: 1...Int64.max)
       let statement = LeaseAcquireStatement(
         name: nameBytes, key: key, permits: Int64(permits), limit: Int64(configuredLimit), ttl: ttl, wait: wait,
-        waiter: waiter, releases: carried.map(\.id), lockTimeout: lockTimeout)
+        waiter: waiter, releases: carried.map(\.id), lockTimeout: lockTimeout, token: token)
       let sentAt = ContinuousClock.now
       do {
         let row = try await firstRow(of: statement, outageKey: String(buffer: key))
@@ -120,6 +124,10 @@
       } catch {
         // Not known to have reached the database: sent again (a release is idempotent).
         if !carried.isEmpty { enqueue(carried) }
+        // Sent, it may run after this caller gave up: what it would hold is revoked (a waiter's check takes none).
+        if waiter == 0, (error as? PostgresPermitStore.Unavailable)?.wasSent == true {
+          revoke(token, key: key)
+        }
         throw error
       }
     }

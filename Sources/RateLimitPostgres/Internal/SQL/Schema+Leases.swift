@@ -11,9 +11,10 @@
   /// `lease:<name-hex>:<key-hex>` (or `lease:<name-hex>` after an update) when anyone was served, so that every
   /// process's waiters of the key check again at once. Older processes ignore such payloads (not hex).
   ///
-  /// Four functions: `ratelimit_lease_acquire_v1` (a decision, a waiter's check, releases carried before it),
-  /// `ratelimit_lease_keep_v1` (releases and renewals of one name), `ratelimit_lease_update_v1`, and the helper
-  /// `ratelimit_lease_serve_v1`.
+  /// Five functions: `ratelimit_lease_acquire_v2` (a decision, a waiter's check, releases carried before it),
+  /// `ratelimit_lease_keep_v1` (releases and renewals of one name), `ratelimit_lease_revoke_v1` (what callers that
+  /// gave up on a statement would hold if it ran late: a new row carries its caller's `token`),
+  /// `ratelimit_lease_update_v1`, and the helper `ratelimit_lease_serve_v1`.
   extension Schema {
     static let leaseObjects = """
       CREATE TABLE IF NOT EXISTS ratelimit_lease_names (name bytea PRIMARY KEY, lim bigint NOT NULL);
@@ -23,9 +24,12 @@
           name bytea NOT NULL, key bytea NOT NULL, permits bigint NOT NULL, held boolean NOT NULL,
           ttl bigint NOT NULL, expires bigint NOT NULL);
       CREATE INDEX IF NOT EXISTS ratelimit_leases_by_key ON ratelimit_leases (name, key, id);
+      ALTER TABLE ratelimit_leases ADD COLUMN IF NOT EXISTS token bigint;
+      CREATE UNIQUE INDEX IF NOT EXISTS ratelimit_leases_by_token ON ratelimit_leases (token);
       \(leaseServeFunction)
       \(leaseKeepFunction)
       \(leaseAcquireFunction)
+      \(leaseRevokeFunction)
       \(leaseUpdateFunction)
       """
 
@@ -98,6 +102,39 @@
       $f$;
       """
 
+    /// Leases and places of callers that gave up on their statement (its `timeout` passed; it may run later), by
+    /// the token the statement carried (`p_ids`, chosen by the caller): each deleted under its key's lock if it is
+    /// there (its key's waiters served), else its token taken by a zero-permit row until `p_ttl` from now, so that
+    /// the statement, if it runs later, takes nothing.
+    static let leaseRevokeFunction = """
+      CREATE OR REPLACE FUNCTION ratelimit_lease_revoke_v1(
+          p_name bytea, p_keys bytea[], p_ids bigint[], p_ttl bigint, p_lock_timeout text)
+      RETURNS bigint LANGUAGE plpgsql AS $f$
+      DECLARE
+        v_lim bigint;
+        v_now bigint;
+        v_item record;
+      BEGIN
+        PERFORM ratelimit_lock_v1(p_lock_timeout, '{}', true);
+        v_lim := (SELECT lim FROM ratelimit_lease_names WHERE name = p_name);
+        FOR v_item IN SELECT k, i FROM unnest(p_keys, p_ids) AS t(k, i) ORDER BY k LOOP
+          PERFORM pg_advisory_xact_lock(hashtextextended(p_name::text || '/' || v_item.k::text, 4404));
+          v_now := ratelimit_clock();
+          DELETE FROM ratelimit_leases WHERE token = v_item.i AND permits > 0;
+          IF FOUND THEN
+            IF v_lim IS NOT NULL THEN
+              PERFORM ratelimit_lease_serve_v1(p_name, v_item.k, v_lim, v_now);
+            END IF;
+          ELSE
+            INSERT INTO ratelimit_leases (token, name, key, permits, held, ttl, expires)
+              VALUES (v_item.i, p_name, v_item.k, 0, true, p_ttl, v_now + p_ttl) ON CONFLICT (token) DO NOTHING;
+          END IF;
+        END LOOP;
+        RETURN cardinality(p_ids);
+      END
+      $f$;
+      """
+
     /// One decision on a key, after the releases it carries (`p_release`, this limiter's released leases not sent
     /// yet: so a release never reaches the database after a later decision of its limiter). Stores the name's
     /// limit (`p_lim`) unless one is stored; decides by the stored one. `p_waiter` 0: a new request (granted,
@@ -105,9 +142,10 @@
     /// served, else its place renewed; gone if it expired). `o_state`: 0 refused, 1 granted, 2 waiting, 3 more
     /// than the limit, 4 the waiter's place is gone.
     static let leaseAcquireFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_lease_acquire_v1(
+      DROP FUNCTION IF EXISTS ratelimit_lease_acquire_v1(bytea, bytea, bigint, bigint, bigint, boolean, bigint, bigint[], text);
+      CREATE OR REPLACE FUNCTION ratelimit_lease_acquire_v2(
           p_name bytea, p_key bytea, p_permits bigint, p_lim bigint, p_ttl bigint, p_wait boolean,
-          p_waiter bigint, p_release bigint[], p_lock_timeout text)
+          p_waiter bigint, p_release bigint[], p_lock_timeout text, p_id bigint)
       RETURNS TABLE (o_state integer, o_id bigint, o_lim bigint, o_held bigint, o_waiting boolean)
       LANGUAGE plpgsql AS $f$
       DECLARE
@@ -153,14 +191,19 @@
           v_state := 3;
         ELSIF NOT EXISTS (SELECT 1 FROM ratelimit_leases WHERE name = p_name AND key = p_key AND NOT held)
             AND v_held + p_permits <= v_lim THEN
-          INSERT INTO ratelimit_leases (name, key, permits, held, ttl, expires)
-            VALUES (p_name, p_key, p_permits, true, p_ttl, v_now + p_ttl) RETURNING id INTO v_id;
-          v_held := v_held + p_permits;
-          v_state := 1;
+          -- The caller's token taken already (revoked: the caller gave up on this statement), nothing is granted.
+          INSERT INTO ratelimit_leases (token, name, key, permits, held, ttl, expires)
+            VALUES (p_id, p_name, p_key, p_permits, true, p_ttl, v_now + p_ttl)
+            ON CONFLICT (token) DO NOTHING RETURNING id INTO v_id;
+          IF v_id IS NOT NULL THEN
+            v_held := v_held + p_permits;
+            v_state := 1;
+          END IF;
         ELSIF p_wait THEN
-          INSERT INTO ratelimit_leases (name, key, permits, held, ttl, expires)
-            VALUES (p_name, p_key, p_permits, false, p_ttl, v_now + p_ttl) RETURNING id INTO v_id;
-          v_state := 2;
+          INSERT INTO ratelimit_leases (token, name, key, permits, held, ttl, expires)
+            VALUES (p_id, p_name, p_key, p_permits, false, p_ttl, v_now + p_ttl)
+            ON CONFLICT (token) DO NOTHING RETURNING id INTO v_id;
+          v_state := CASE WHEN v_id IS NULL THEN 0 ELSE 2 END;
         END IF;
         IF v_state = 1 AND p_waiter <> 0 THEN
           v_held := (SELECT coalesce(sum(permits), 0) FROM ratelimit_leases
