@@ -18,12 +18,15 @@
     struct Request {
       /// What is asked; each decides its route as the table in ``PostgresRateLimiter/route(_:)`` says.
       enum Operation {
+        /// `tryAcquire`: takes now or nothing.
         case tryAcquire
+        /// `retryAfter`: reads the wait, books nothing.
         case retryAfter
         /// `reserve` and `acquire`: a booking within `maxDelay`.
         case reserve(within: Duration?)
         /// `decide`, its grant taken back exactly or not.
         case decide
+        /// `peek`: the decision made and rolled back.
         case peek
         /// A decision that blocks the key for `penalty` nanoseconds if the rule refuses it.
         case decidePenalising(penalty: Int64)
@@ -39,8 +42,8 @@
       let now: Duration
 
       /// Another operation on the same key, at the same reading (a penalty after a refusal, a report after it).
-      func asking(_ operation: Operation, permits: Int? = nil) -> Request {
-        Request(operation: operation, permits: permits ?? self.permits, key: key, now: now)
+      func asking(_ operation: Operation) -> Request {
+        Request(operation: operation, permits: permits, key: key, now: now)
       }
 
       /// Whether a refusal in force here answers it: `tryAcquire` always (a refusal of one permit refuses
