@@ -88,11 +88,7 @@
     /// - Throws: ``PostgresRateLimiterError/unavailable(underlying:)`` if the database does not answer within
     ///   10 seconds (or ``timeout``, if longer).
     public func prepare() async throws {
-      do {
-        try await store.prepare(within: max(timeout, .seconds(10)))
-      } catch let error as PostgresPermitStore.Unavailable {
-        throw error.error
-      }
+      try await store.throwingUnavailable { try await store.prepare(within: max(timeout, .seconds(10))) }
     }
 
     /// A lease now if `permits` are free for `key` and nobody waits for it; `nil` otherwise (more permits than the
@@ -108,13 +104,12 @@
     /// (0 if below, or while anyone waits for the key), `limit` the stored one that decided.
     public func decide(_ permits: Int = 1, for key: String) async throws -> LeaseDecision {
       requirePositive(permits, "permits", of: "PostgresConcurrencyLimiter")
-      let keyBytes = try PostgresRateLimiter.keyBytes(key)
-      do {
-        let row = try await store.acquire(permits, key: keyBytes, wait: false)
+      return try await perform(for: key) { checked in
+        let row = try await store.acquire(permits, key: checked.bytes, wait: false)
         let remaining = row.waiting ? 0 : max(0, Int(row.limit - row.held))
         let lease = row.state == .granted ? row.id.map { store.lease(permits, id: $0) } : nil
         return LeaseDecision(lease: lease, limit: Int(row.limit), remaining: remaining)
-      } catch let error as PostgresPermitStore.Unavailable {
+      } whenUnavailable: { error in
         switch whenUnavailable {
         case .throwError: throw error.error
         case .allow:
@@ -144,15 +139,14 @@
     public func acquire(_ permits: Int = 1, for key: String, within maxWait: Duration? = nil) async throws -> Lease {
       requirePositive(permits, "permits", of: "PostgresConcurrencyLimiter")
       if let maxWait { requireNonNegative(maxWait, "maxWait", of: "PostgresConcurrencyLimiter") }
-      let keyBytes = try PostgresRateLimiter.keyBytes(key)
       let started = ContinuousClock.now
-      // Capacity first (as the database judges it, when this process's limit says it may be exceeded), then an
-      // already-cancelled task.
-      if permits <= limit { try Task.checkCancellation() }
-      do {
-        return try await LeaseWaiting(store: store, permits: permits, key: key, keyBytes: keyBytes).run(
+      return try await perform(for: key) { checked in
+        // Capacity first (as the database judges it, when this process's limit says it may be exceeded), then an
+        // already-cancelled task.
+        if permits <= limit { try Task.checkCancellation() }
+        return try await LeaseWaiting(store: store, permits: permits, key: checked.string, keyBytes: checked.bytes).run(
           started: started, maxWait: maxWait)
-      } catch let error as PostgresPermitStore.Unavailable {
+      } whenUnavailable: { error in
         switch whenUnavailable {
         case .throwError, .deny: throw error.error
         case .allow: return Lease(permits: permits) {}
@@ -184,10 +178,9 @@
     ///
     /// - Throws: ``PostgresRateLimiterError/unavailable(underlying:)`` when the database cannot answer.
     public func inUse(for key: String) async throws -> Int {
-      let keyBytes = try PostgresRateLimiter.keyBytes(key)
-      do {
-        return try await store.inUse(key: keyBytes)
-      } catch let error as PostgresPermitStore.Unavailable {
+      try await perform(for: key) { checked in
+        try await store.inUse(key: checked.bytes)
+      } whenUnavailable: { error in
         throw error.error
       }
     }
@@ -199,10 +192,20 @@
     /// - Throws: ``PostgresRateLimiterError/unavailable(underlying:)`` when the database cannot answer.
     public func update(limit: Int) async throws {
       requirePositive(limit, "limit", of: "PostgresConcurrencyLimiter")
-      do {
-        try await store.update(limit: limit)
-      } catch let error as PostgresPermitStore.Unavailable {
-        throw error.error
+      try await store.throwingUnavailable { try await store.update(limit: limit) }
+    }
+
+    /// The door of every operation on a key: the key's bytes made once (``DatabaseKey``), then `body`, or
+    /// `policy`'s answer when the database cannot answer (as ``PostgresRateLimiter``'s door).
+    private func perform<Answer>(
+      for key: String, _ body: (DatabaseKey) async throws -> Answer,
+      whenUnavailable policy: (PostgresPermitStore.Unavailable) async throws -> Answer
+    ) async throws -> Answer {
+      let key = try DatabaseKey(key)
+      return try await answering {
+        try await body(key)
+      } whenUnavailable: {
+        try await policy($0)
       }
     }
   }

@@ -24,29 +24,30 @@
     /// ``decide(_:for:)``, and with `undoable` a way to take its grant back exactly (RateLimitHTTP's all or
     /// nothing): the database's booking by its id (``undo(_:permits:key:)``), a fallback's in process.
     func decision(_ permits: Int, for key: String, undoable: Bool) async throws -> UndoableDecision {
-      door.check(permits)
-      let keyBytes = try Self.keyBytes(key)
-      if isUnlimited {
-        do {
-          return UndoableDecision(try await unlimitedDecision(permits, key: keyBytes), undo: nil)
-        } catch let error as Unavailable {
-          return try policyAnswer(error, permits, for: key, undoable: undoable)
-        }
+      try await perform(.decide, permits, for: key) { request, route in
+        try await decided(request, route, undoable: undoable)
+      } whenUnavailable: { error in
+        try policyAnswer(error, permits, for: key, undoable: undoable)
       }
-      if permits > capacity {
-        let report = try await reportWithoutBooking(permits, key: keyBytes)
+    }
+
+    /// ``decide(_:for:)``'s answer for `request` on `route` (a penalty's decision as usual too).
+    func decided(_ request: Request, _ route: Route, undoable: Bool) async throws -> UndoableDecision {
+      switch route {
+      case .unlimited:
+        return UndoableDecision(try await unlimitedDecision(request.permits, key: request.key.bytes), undo: nil)
+      case .beyondCapacity:
+        let report = try await reportWithoutBooking(request.permits, key: request.key.bytes)
         // That read brought this limiter under the name's stored rule: if another process's `update` raised the
         // capacity, the request is decided as usual (4.2 reported it granted, with nothing booked).
-        if permits > capacity { return UndoableDecision(report, undo: nil) }
-      }
-      // A local refusal knows the wait for one permit only: a larger request goes to the database.
-      if permits == 1, let refused = localRefusal(for: keyBytes) { return UndoableDecision(refused, undo: nil) }
-      do {
-        let decision = try await store.ask(.tryAcquire, permits, key: keyBytes, maxDelay: 0, remembering: true)
+        if request.permits > capacity { return UndoableDecision(report, undo: nil) }
+        return try await decided(request, self.route(request), undoable: undoable)
+      case .refusedHere(let refusal):
+        return UndoableDecision(report(refusal, at: request.now), undo: nil)
+      case .database:
+        let decision = try await ask(request)
         guard undoable, decision.booked else { return UndoableDecision(report(decision), undo: nil) }
-        return takeBackable(decision, permits: permits, key: keyBytes)
-      } catch let error as Unavailable {
-        return try policyAnswer(error, permits, for: key, undoable: undoable)
+        return takeBackable(decision, permits: request.permits, key: request.key.bytes)
       }
     }
 
@@ -128,7 +129,7 @@
     /// now) with nothing taken. When the database cannot answer, `.throwError` throws; any other policy gets a
     /// refusal with nothing known of the key (`remaining` 0).
     func reportWithoutBooking(_ permits: Int, key: ByteBuffer) async throws -> RateLimitDecision {
-      do {
+      try await answering {
         var decision = report(try await store.ask(.retryAfter, permits, key: key, maxDelay: nil))
         if permits > capacity {
           decision.retryAfter = nil
@@ -136,7 +137,7 @@
           (decision.isGranted, decision.retryAfter) = (true, nil)
         }
         return decision
-      } catch let error as Unavailable {
+      } whenUnavailable: { error in
         let refusal = policyDecision(granted: false)
         return try answer(error, allow: refusal, deny: refusal) { _ in refusal }
       }
@@ -208,7 +209,7 @@
     {
       let limiters = parts.compactMap { $0.limiter as? PostgresRateLimiter }
       precondition(limiters.count == parts.count, "every part of a joint decision is a PostgresRateLimiter")
-      let keyBytes = try Self.keyBytes(key)
+      let keyBytes = try Self.jointKey(limiters, permits: parts.lazy.map(\.permits), key: key)
       if zip(limiters, parts).contains(where: { $1.permits > $0.capacity }) {
         var decisions: [RateLimitDecision] = []
         for (limiter, part) in zip(limiters, parts) {
@@ -225,14 +226,16 @@
       // the limited parts go to the database together.
       var decisions: [RateLimitDecision?] = Array(repeating: nil, count: parts.count)
       let unlimited = limiters.indices.filter { limiters[$0].isUnlimited }
-      do {
+      let byPolicies = try await answering { () -> [RateLimitDecision]? in
         for index in unlimited {
           decisions[index] = try await limiters[index].unlimitedDecision(parts[index].permits, key: keyBytes)
         }
-      } catch let error as Unavailable {
+        return nil
+      } whenUnavailable: { error in
         let all = zip(limiters, parts).map { (limiter: $0, permits: $1.permits) }
         return try await Self.decideByPolicies(all, key: key, error)
       }
+      if let byPolicies { return byPolicies }
       let blocked = unlimited.compactMap { decisions[$0]!.isGranted ? nil : decisions[$0] }
       let limited = limiters.indices.filter { !limiters[$0].isUnlimited }
       if limited.isEmpty { return decisions.map { $0! } }
@@ -251,16 +254,14 @@
       }
       // Booking ids chosen here, so that a statement this caller gives up on books nothing when it runs late.
       let ids = asked.map { _ in Int64.random(in: (1 << 62)...Int64.max) }
-      do {
-        let rows = try await decideInTheDatabase(asked, key: keyBytes, ids: ids)
-        for (index, decision) in zip(limited, rows) { decisions[index] = decision }
-        return decisions.map { $0! }
-      } catch let error as Unavailable {
-        PostgresPermitStore.revoke(zip(asked, ids).map { ($0.limiter.store, $1) }, ifSent: error, key: keyBytes)
-        let answers = try await Self.decideByPolicies(asked, key: key, error)
-        for (index, decision) in zip(limited, answers) { decisions[index] = decision }
-        return decisions.map { $0! }
+      // The statement's bookings are revoked if it fails once sent (``PostgresPermitStore/decideAll(_:key:)``).
+      let answers = try await answering {
+        try await decideInTheDatabase(asked, key: keyBytes, ids: ids)
+      } whenUnavailable: { error in
+        try await Self.decideByPolicies(asked, key: key, error)
       }
+      for (index, decision) in zip(limited, answers) { decisions[index] = decision }
+      return decisions.map { $0! }
     }
 
     /// `ratelimit_decide_all_v6`: every part within its limiter's capacity, each limited.

@@ -19,8 +19,7 @@
     {
       let limiters = parts.compactMap { $0.limiter as? PostgresRateLimiter }
       guard limiters.count == parts.count else { return nil }
-      for (limiter, part) in zip(limiters, parts) { limiter.door.check(part.permits) }
-      let keyBytes = try Self.keyBytes(key)
+      let keyBytes = try Self.jointKey(limiters, permits: parts.lazy.map(\.permits), key: key)
       // An enforced part refused in this process refuses the request here: no statement, and the other parts,
       // shadows included, are not decided (SPEC 4.3.1: a shadow sent every locally refusable request to the
       // database). A shadow part refused here is decided with the others (it never refuses the request).
@@ -45,15 +44,15 @@
       // Booking ids chosen here, so that a statement this caller gives up on books nothing when it runs late.
       let ids = parts.map { _ in Int64.random(in: (1 << 62)...Int64.max) }
       let asked = parts.indices.map { (limiters[$0].store, parts[$0].permits, ids[$0]) }
-      let decisions: [Decision]
-      do {
-        decisions = try await PostgresPermitStore.decideOperated(
+      let made = try await answering { () -> [Decision]? in
+        try await PostgresPermitStore.decideOperated(
           asked, shadow: parts.map(\.isShadow),
           penalties: parts.map { part in part.penalty.map { Int64(clamping: wholeNanoseconds($0, roundingUp: true)) } },
           key: keyBytes)
-      } catch is Unavailable {
-        return nil
+      } whenUnavailable: { _ in
+        nil
       }
+      guard let decisions = made else { return nil }
       let refused = zip(parts, decisions).contains { part, decision in !part.isShadow && !decision.booked }
       let step = JointGiveBack { chosen in
         await PostgresPermitStore.giveBackAll(chosen.map { asked[$0] }, key: keyBytes)

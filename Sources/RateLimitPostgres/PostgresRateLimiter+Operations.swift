@@ -29,18 +29,24 @@
     ///
     /// - Throws: ``PostgresRateLimiterError/invalidKey(reason:)``; ``PostgresRateLimiterError/unavailable(underlying:)``.
     public func peek(_ permits: Int = 1, for key: String) async throws -> RateLimitDecision {
-      door.check(permits)
-      let keyBytes = try Self.keyBytes(key)
-      if isUnlimited {
-        return try await store.throwingUnavailable { try await unlimitedDecision(permits, key: keyBytes) }
+      try await perform(.peek, permits, for: key) { request, route in
+        try await peeked(request, route)
+      } whenUnavailable: { error in
+        throw error.error
       }
-      if permits > capacity {
-        return try await store.throwingUnavailable { try await reportWithoutBooking(permits, key: keyBytes) }
+    }
+
+    /// ``peek(_:for:)``'s answer for `request` on `route`.
+    private func peeked(_ request: Request, _ route: Route) async throws -> RateLimitDecision {
+      switch route {
+      case .unlimited: return try await unlimitedDecision(request.permits, key: request.key.bytes)
+      case .beyondCapacity: return try await reportWithoutBooking(request.permits, key: request.key.bytes)
+      case .refusedHere, .database:  // a peek is never refused here (the route says `.database`)
+        // The report follows the name's stored rule, read in the same statement, as a decision's does (another
+        // process's `update`); 4.2 reported this limiter's own parameters until its next decision.
+        let (wouldBook, after) = try await store.peek(request.permits, key: request.key.bytes)
+        return report(Decision(after, booked: wouldBook))
       }
-      // The report follows the name's stored rule, read in the same statement, as a decision's does (another
-      // process's `update`); 4.2 reported this limiter's own parameters until its next decision.
-      let (wouldBook, after) = try await store.throwingUnavailable { try await store.peek(permits, key: keyBytes) }
-      return report(Decision(after, booked: wouldBook))
     }
 
     /// Takes `permits` now whatever the limit (a cost known only afterwards): the key may go into debt, paid
@@ -135,29 +141,35 @@
     }
 
     /// The operations of `ratelimit_operate_v1`.
-    enum Operation: Int32 {
+    enum KeyOperation: Int32 {
       case charge = 1
       case refund = 2
       case reset = 3
       case block = 4
       case penalise = 5
+
+      /// Whether it sets or lifts a block: with no limiting, only a block is stored, so only these go to the
+      /// database.
+      var storesBlock: Bool { self == .block || self == .penalise || self == .reset }
     }
 
     /// Runs `operation` on `key` in one round trip and reports the key after it, as a grant.
-    private func operate(_ operation: Operation, _ amount: Int64, key: String) async throws -> RateLimitDecision {
-      try await operateReporting(operation, amount, key: key).granted
+    private func operate(_ operation: KeyOperation, _ amount: Int64, key: String) async throws -> RateLimitDecision {
+      try await perform(.operate(operation, amount: amount), 0, for: key) { request, route in
+        try await operated(request, route).granted
+      } whenUnavailable: { error in
+        throw error.error
+      }
     }
 
-    /// ``operate(_:_:key:)``, with the key after it as a grant, and the wait for one permit then (nanoseconds).
-    func operateReporting(_ operation: Operation, _ amount: Int64, key: String) async throws
-      -> (granted: RateLimitDecision, wait: Int64)
+    /// An operation's answer for `request` on `route`: the key after it, as a grant, and the wait for one permit
+    /// then (nanoseconds).
+    private func operated(_ request: Request, _ route: Route) async throws -> (granted: RateLimitDecision, wait: Int64)
     {
-      let keyBytes = try Self.keyBytes(key)
-      // With no limiting only a block is stored, so only what sets or lifts one goes to the database.
-      if isUnlimited && ![.block, .penalise, .reset].contains(operation) { return (unlimitedDecision(1), 0) }
-      let after = try await store.throwingUnavailable {
-        try await store.operate(operation.rawValue, amount, key: keyBytes)
+      guard case .operate(let operation, let amount) = request.operation, case .database = route else {
+        return (unlimitedDecision(1), 0)
       }
+      let after = try await store.operate(operation.rawValue, amount, key: request.key.bytes)
       var granted = report(Decision(after, booked: false))
       (granted.isGranted, granted.retryAfter) = (true, nil)
       return (granted, max(0, after.time &- after.now))
@@ -172,34 +184,36 @@
     package func decidePenalising(_ permits: Int, for key: String, penalty: Duration) async throws
       -> UndoableDecision
     {
-      door.check(permits)
-      let keyBytes = try Self.keyBytes(key)
       let amount = Int64(clamping: wholeNanoseconds(penalty, roundingUp: true))
-      let refusedHere = permits == 1 ? store.refusalInForce(for: keyBytes) : nil
-      // Refused here during a block this limiter saw: the penalty is in force, nothing to ask.
-      if case let (refusal, now)? = refusedHere, refusal.isBlock {
-        return UndoableDecision(report(refusal, at: now), undo: nil)
-      }
-      if isUnlimited || permits > capacity || refusedHere != nil {
-        let made = try await decision(permits, for: key, undoable: true)
-        guard !made.decision.isGranted, !made.decision.isFallback else { return made }
-        return UndoableDecision(try await penalised(key, amount, permits: permits) ?? made.decision, undo: nil)
-      }
-      do {
-        let decision = try await store.decidePenalising(
-          permits, key: keyBytes, penalty: amount, id: Int64.random(in: (1 << 62)...Int64.max))
-        guard decision.booked else { return UndoableDecision(report(decision), undo: nil) }
-        return takeBackable(decision, permits: permits, key: keyBytes)
-      } catch let error as Unavailable {
-        return try policyAnswer(error, permits, for: key, undoable: true)
+      return try await perform(.decidePenalising(penalty: amount), permits, for: key) { request, route in
+        switch route {
+        case .refusedHere(let refusal) where refusal.isBlock:
+          // Refused here during a block this limiter saw: the penalty is in force, nothing to ask.
+          return UndoableDecision(report(refusal, at: request.now), undo: nil)
+        case .unlimited, .beyondCapacity, .refusedHere:
+          let made = try await decided(request.asking(.decide), route, undoable: true)
+          guard !made.decision.isGranted, !made.decision.isFallback else { return made }
+          return UndoableDecision(await penalised(request, amount) ?? made.decision, undo: nil)
+        case .database:
+          let decision = try await store.decidePenalising(
+            permits, key: request.key.bytes, penalty: amount, id: Int64.random(in: (1 << 62)...Int64.max))
+          guard decision.booked else { return UndoableDecision(report(decision), undo: nil) }
+          return takeBackable(decision, permits: permits, key: request.key.bytes)
+        }
+      } whenUnavailable: { error in
+        try policyAnswer(error, permits, for: key, undoable: true)
       }
     }
 
-    /// The key blocked for `amount` nanoseconds unless a block is in force (op 5), and the refusal of `permits`
-    /// after it; `nil` if the database could not answer (the refusal stands as decided).
-    private func penalised(_ key: String, _ amount: Int64, permits: Int) async throws -> RateLimitDecision? {
-      guard let (after, wait) = try? await operateReporting(.penalise, amount, key: key) else { return nil }
-      guard permits == 1 else { return try? await peek(permits, for: key) }
+    /// The key blocked for `amount` nanoseconds unless a block is in force (op 5), and the refusal of
+    /// `request`'s permits after it; `nil` if the database could not answer (the refusal stands as decided).
+    private func penalised(_ request: Request, _ amount: Int64) async -> RateLimitDecision? {
+      let penalty = request.asking(.operate(.penalise, amount: amount))
+      guard let (after, wait) = try? await operated(penalty, route(penalty)) else { return nil }
+      guard request.permits == 1 else {
+        let peek = request.asking(.peek)
+        return try? await peeked(peek, route(peek))
+      }
       var refused = after
       (refused.isGranted, refused.retryAfter, refused.remaining) = (false, .nanoseconds(wait), 0)
       return refused

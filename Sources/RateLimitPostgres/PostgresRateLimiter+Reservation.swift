@@ -1,4 +1,5 @@
 #if Postgres
+  import NIOCore
   import RateLimit
 
   extension PostgresRateLimiter {
@@ -17,8 +18,8 @@
 
       /// Who gives the booking back.
       enum Canceller: Sendable {
-        /// Booked in the database, under this id.
-        case database(PostgresRateLimiter, id: Int64)
+        /// Booked in the database, under this id, for the key's bytes.
+        case database(PostgresRateLimiter, id: Int64, key: ByteBuffer)
         /// Booked by the fallback limiter.
         case local(RateLimiter.Reservation)
         /// Granted without booking (no limiting, or `.allow` while the database was unavailable).
@@ -53,7 +54,7 @@
       /// - Throws: Only ``PostgresRateLimiterError/unavailable(underlying:)``, whatever the policy.
       public func cancel() async throws {
         switch canceller {
-        case .database(let limiter, let id): try await limiter.store.cancel(id, for: key)
+        case .database(let limiter, let id, let bytes): try await limiter.store.cancel(id, key: bytes)
         case .local(let reservation): reservation.cancel()
         case .none: break
         }

@@ -182,15 +182,14 @@
     /// - Complexity: At most one round trip: sent at once when none of this limiter's statements is in flight,
     ///   else in the next statement with every decision that arrived meanwhile (see ``PostgresRateLimiter``).
     public func tryAcquire(_ permits: Int = 1, for key: String) async throws -> Bool {
-      door.check(permits)
-      let keyBytes = try Self.keyBytes(key)
-      if permits > capacity { return false }
-      do {
-        if isUnlimited { return try await store.blockInForce(keyBytes) == nil }
-        if store.refusalInForce(for: keyBytes) != nil { return false }
-        return try await store.ask(.tryAcquire, permits, key: keyBytes, maxDelay: 0, remembering: true).booked
-      } catch let error as Unavailable {
-        return try answer(error, allow: true, deny: false) { $0.tryAcquire(permits, for: key) }
+      try await perform(.tryAcquire, permits, for: key) { request, route in
+        switch route {
+        case .beyondCapacity, .refusedHere: false
+        case .unlimited: try await store.blockInForce(request.key.bytes) == nil
+        case .database: try await ask(request).booked
+        }
+      } whenUnavailable: { error in
+        try answer(error, allow: true, deny: false) { $0.tryAcquire(permits, for: key) }
       }
     }
 
@@ -237,18 +236,18 @@
     /// - Returns: `nil` if it never can be (more than the capacity); when the database cannot answer, as
     ///   ``whenUnavailable`` says (`.allow`: `.zero`; `.deny`: `nil`).
     public func retryAfter(_ permits: Int = 1, for key: String) async throws -> Duration? {
-      door.check(permits)
-      let keyBytes = try Self.keyBytes(key)
-      if permits > capacity { return nil }
-      do {
-        if isUnlimited { return try await store.blockInForce(keyBytes).map { .nanoseconds($0.end &- $0.now) } ?? .zero }
-        if permits == 1, case let (refusal, now)? = store.refusalInForce(for: keyBytes) {
-          return max(.zero, refusal.until - now)
+      try await perform(.retryAfter, permits, for: key) { request, route in
+        switch route {
+        case .beyondCapacity: return nil
+        case .unlimited:
+          return try await store.blockInForce(request.key.bytes).map { .nanoseconds($0.end &- $0.now) } ?? .zero
+        case .refusedHere(let refusal): return max(.zero, refusal.until - request.now)
+        case .database:
+          let decision = try await ask(request)
+          return .nanoseconds(max(0, decision.time &- decision.now))
         }
-        let decision = try await store.ask(.retryAfter, permits, key: keyBytes, maxDelay: nil)
-        return .nanoseconds(max(0, decision.time &- decision.now))
-      } catch let error as Unavailable {
-        return try answer(error, allow: .zero, deny: nil) { $0.retryAfter(permits, for: key) }
+      } whenUnavailable: { error in
+        try answer(error, allow: .zero, deny: nil) { $0.retryAfter(permits, for: key) }
       }
     }
 
@@ -279,51 +278,28 @@
       case fallback(KeyedRateLimiter<String>)
     }
 
-    /// `permits` and `maxDelay` are checked already (``PermitFrontDoor``).
+    /// `reserve` and `acquire` through the door (their own checks made already, ``PermitFrontDoor``).
     func request(_ permits: Int, for key: String, within maxDelay: Duration?) async throws -> Outcome {
-      let keyBytes = try Self.keyBytes(key)
-      if permits > capacity { return .exceedsCapacity }
-      do {
-        if isUnlimited { return try await unlimitedBooking(permits, for: key, bytes: keyBytes, within: maxDelay) }
-        let decision = try await store.ask(
-          .reserve, permits, key: keyBytes, maxDelay: maxDelay.map { wholeNanoseconds($0, roundingUp: false) })
-        let delay = Duration.nanoseconds(decision.time &- decision.now)
-        guard decision.booked else { return .exceedsMaxDelay(delay) }
-        // A booking moves the key's next free instant: a local refusal no longer says when.
-        store.localRefusals?.forget(keyBytes)
-        return .booked(
-          Reservation(
-            permits: permits, key: key, time: store.onClock(decision.time), delay: delay,
-            canceller: .database(self, id: decision.id)))
-      } catch let error as Unavailable {
-        return try answer(
+      try await perform(.reserve(within: maxDelay), permits, for: key) { request, route in
+        switch route {
+        case .beyondCapacity: return .exceedsCapacity
+        case .unlimited: return try await unlimitedBooking(request, within: maxDelay)
+        case .refusedHere, .database:  // a booking is never refused here (the route says `.database`)
+          let decision = try await ask(request)
+          let delay = Duration.nanoseconds(decision.time &- decision.now)
+          guard decision.booked else { return .exceedsMaxDelay(delay) }
+          // A booking moves the key's next free instant: a local refusal no longer says when.
+          store.localRefusals?.forget(request.key.bytes)
+          return .booked(
+            Reservation(
+              permits: permits, key: key, time: store.onClock(decision.time), delay: delay,
+              canceller: .database(self, id: decision.id, key: request.key.bytes)))
+        }
+      } whenUnavailable: { error in
+        try answer(
           error, allow: .booked(Reservation(permits: permits, key: key, at: store.localNow())),
           deny: .denied(error.error), fallback: Outcome.fallback)
       }
-    }
-
-    /// What ``whenUnavailable`` answers for a decision the database could not make: throw, `allow`'s answer,
-    /// `deny`'s, or the fallback limiter's.
-    func answer<Value>(
-      _ unavailable: Unavailable, allow: @autoclosure () -> Value, deny: @autoclosure () -> Value,
-      fallback: (KeyedRateLimiter<String>) -> Value
-    ) throws -> Value {
-      switch whenUnavailable {
-      case .throwError: throw unavailable.error
-      case .allow: return allow()
-      case .deny: return deny()
-      case .fallback(let local): return fallback(local)
-      }
-    }
-
-    /// Keys are bytes: any string of up to 1,024 UTF-8 bytes, NUL and all.
-    static func keyBytes(_ key: String) throws -> ByteBuffer {
-      let length = key.utf8.count
-      guard length <= maximumKeyLength else {
-        throw PostgresRateLimiterError.invalidKey(
-          reason: "a key is at most \(maximumKeyLength) UTF-8 bytes; this one has \(length)")
-      }
-      return ByteBuffer(string: key)
     }
   }
 #endif

@@ -34,24 +34,27 @@
     /// Rows the automatic sweep deletes in one statement, at most.
     static let sweepBatch: Int32 = 1_000
 
+    /// The decision `mode` of `permits` for `key`, in one round trip (alone or coalesced). Remembering from
+    /// `sent` (`localClock`'s reading at the door), a refused `tryAcquire` of one permit is refused here until
+    /// it can grant. If the statement fails once sent, its booking is revoked.
     func ask(
-      _ mode: Mode, _ permits: Int, key: ByteBuffer, maxDelay: Int64?, remembering: Bool = false
+      _ mode: Mode, _ permits: Int, key: ByteBuffer, maxDelay: Int64?, rememberingFrom sent: Duration? = nil
     ) async throws -> Decision {
       try await prepareIfNeeded()
-      let (sent, epoch) = (localClock.now, localRefusals?.epoch ?? 0)
+      // Read once prepared: preparing starts listening to other processes' operations, a new epoch.
+      let epoch = localRefusals?.epoch ?? 0
       // A booking's id chosen here, above the sequence's range, so that a decision this caller gives up on can
       // be revoked whether or not the database has run it yet.
       let request = DecisionRequest(
         mode: mode, permits: Int64(permits), key: key, maxDelay: maxDelay,
         bookingID: mode == .retryAfter ? nil : Int64.random(in: (1 << 62)...Int64.max))
-      let row: DecisionRow
-      do {
-        row = try await send(request)
-      } catch let error as Unavailable {
+      let row = try await answering {
+        try await send(request)
+      } whenUnavailable: { error in
         Self.revoke(request.bookingID.map { [(self, $0)] } ?? [], ifSent: error, key: key)
         throw error
       }
-      if remembering, let localRefusals, permits == 1, !row.booked, mode == .tryAcquire {
+      if let sent, let localRefusals, permits == 1, !row.booked, mode == .tryAcquire {
         localRefusals.refuse(
           key, answeredAt: row.now, time: row.time, restAt: row.restAt, sent: sent, epoch: epoch)
       }
@@ -63,9 +66,14 @@
     /// This process's refusal of `key` in force now (`localRefusals`), and the local clock's reading it was judged
     /// at, read once; `nil` when there is none, or with `localRefusals: false`.
     func refusalInForce(for key: ByteBuffer) -> (refusal: LocalRefusals.Refusal, now: Duration)? {
-      guard let localRefusals else { return nil }
+      guard localRefusals != nil else { return nil }
       let now = localClock.now
-      return localRefusals.refusal(for: key, at: now).map { ($0, now) }
+      return refusalInForce(for: key, at: now).map { ($0, now) }
+    }
+
+    /// This process's refusal of `key` in force at `now` (a reading of `localClock`); `nil` when there is none.
+    func refusalInForce(for key: ByteBuffer, at now: Duration) -> LocalRefusals.Refusal? {
+      localRefusals?.refusal(for: key, at: now)
     }
 
     /// Revokes booking `id` (`ratelimit_revoke_v4`) in the background: see ``Revocations``.
@@ -100,8 +108,8 @@
       }
     }
 
-    func cancel(_ id: Int64, for key: String) async throws {
-      let keyBytes = ByteBuffer(string: key)
+    /// Gives booking `id` of `keyBytes` back (``PostgresRateLimiter/Reservation/cancel()``).
+    func cancel(_ id: Int64, key keyBytes: ByteBuffer) async throws {
       let statement = CancelStatement(key: keyArguments(keyBytes), id: id, now: nowSent)
       _ = try await throwingUnavailable { try await firstRow(of: statement) }
       localRefusals?.forget(keyBytes)

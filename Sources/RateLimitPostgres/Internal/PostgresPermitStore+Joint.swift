@@ -11,11 +11,17 @@
     typealias Part = (store: PostgresPermitStore, permits: Int, id: Int64)
 
     /// `parts` decided on `key` all or nothing: each part's own answer (`booked`: whether it alone could grant).
+    /// If this throws once sent, every id is revoked.
     static func decideAll(_ parts: [Part], key: ByteBuffer) async throws -> [Decision] {
       guard let first = parts.first?.store else { return [] }
-      try await first.prepareIfNeeded()
-      let statement = DecideAllStatement(parts, key: key, lockTimeout: first.lockTimeout)
-      return try await decided(by: statement, parts, key: key, penalised: parts.map { _ in false }, withIDs: false)
+      return try await answering {
+        try await first.prepareIfNeeded()
+        let statement = DecideAllStatement(parts, key: key, lockTimeout: first.lockTimeout)
+        return try await decided(by: statement, parts, key: key, penalised: parts.map { _ in false }, withIDs: false)
+      } whenUnavailable: { error in
+        revoke(parts.map { ($0.store, $0.id) }, ifSent: error, key: key)
+        throw error
+      }
     }
 
     /// `parts` decided on `key` with shadow parts (never refusing) and penalties (nanoseconds): only an
@@ -25,14 +31,14 @@
       async throws -> [Decision]
     {
       guard let first = parts.first?.store else { return [] }
-      do {
+      return try await answering {
         try await first.prepareIfNeeded()
         let statement = DecideOperatedStatement(
           parts: DecideAllStatement(parts, key: key, lockTimeout: first.lockTimeout), shadow: shadow,
           penalties: penalties.map { $0 ?? 0 })
         return try await decided(
           by: statement, parts, key: key, penalised: penalties.map { $0 != nil }, withIDs: true)
-      } catch let error as Unavailable {
+      } whenUnavailable: { error in
         revoke(parts.map { ($0.store, $0.id) }, ifSent: error, key: key)
         throw error
       }

@@ -52,10 +52,9 @@
       let statement = DecidePenalisingStatement(
         key: keyArguments(key), permits: Int64(permits), now: nowSent, lockTimeout: lockTimeout, id: id,
         penalty: penalty)
-      let row: DecidePenalisingStatement.Row
-      do {
-        row = try await firstRow(of: statement, outageKey: String(buffer: key))
-      } catch let error as Unavailable {
+      let row = try await answering {
+        try await firstRow(of: statement, outageKey: String(buffer: key))
+      } whenUnavailable: { error in
         Self.revoke([(self, id)], ifSent: error, key: key)
         throw error
       }

@@ -4,8 +4,8 @@
   import RateLimit
 
   /// The database behind a ``PostgresRateLimiter``: everything that talks to it or remembers what it said. The
-  /// limiter is the front door (its parameters, its policy when the database cannot answer, the public answers);
-  /// the store sends the statements and keeps what sending them needs:
+  /// limiter is the front door (its parameters, its policy when the database cannot answer, the public answers:
+  /// `PostgresRateLimiter+Door.swift`); the store sends the statements and keeps what sending them needs:
   ///
   /// | piece | file |
   /// |---|---|

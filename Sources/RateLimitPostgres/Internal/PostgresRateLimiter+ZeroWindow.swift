@@ -20,10 +20,9 @@
 
     /// `reserve` with no limiting: booked now, nothing stored; during a block, at its end (beyond `maxDelay`:
     /// nothing booked).
-    func unlimitedBooking(_ permits: Int, for key: String, bytes: ByteBuffer, within maxDelay: Duration?)
-      async throws -> Outcome
-    {
-      guard let block = try await store.blockInForce(bytes) else {
+    func unlimitedBooking(_ request: Request, within maxDelay: Duration?) async throws -> Outcome {
+      let (permits, key) = (request.permits, request.key.string)
+      guard let block = try await store.blockInForce(request.key.bytes) else {
         return .booked(Reservation(permits: permits, key: key, at: store.localNow()))
       }
       let delay = Duration.nanoseconds(block.end &- block.now)
