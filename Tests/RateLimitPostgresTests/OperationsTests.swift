@@ -190,6 +190,34 @@
 
     /// A request above a process's capacity that another process's `update` raised: the decision reads the
     /// stored rule and decides by it. 4.2 reported it granted and booked nothing (a grant no one paid for).
+    /// `update` as a name's very first statement (no decision, no `prepare()` before it) stores the new rule, and
+    /// every limiter of the name decides by it.
+    @Test(arguments: [false, true])
+    func anUpdateOfANameNeverDecidedStoresTheRule(bucket: Bool) async throws {
+      _ = try await TestDatabase.withClient { client in
+        let name = TestDatabase.uniqueName()
+        let make = { (limit: Int) in
+          bucket
+            ? PostgresRateLimiter(
+              client: client, name: name, limit: limit, per: .seconds(60), burst: limit, timeout: TestDatabase.timeout)
+            : PostgresRateLimiter(
+              client: client, name: name, limit: limit, per: .seconds(60), timeout: TestDatabase.timeout)
+        }
+        let first = make(1)
+        if bucket {
+          try await first.update(limit: 3, per: .seconds(60), burst: 3)
+        } else {
+          try await first.update(limit: 3, per: .seconds(60))
+        }
+        let other = make(1)
+        for expected in [2, 1, 0] {
+          let decision = try await other.decide(1, for: "k")
+          #expect(decision.isGranted && decision.limit == 3 && decision.remaining == expected)
+        }
+        #expect(try await other.decide(1, for: "k").isGranted == false)
+      }
+    }
+
     @Test func aDecisionAboveAStaleCapacityIsDecidedByTheStoredRule() async throws {
       _ = try await TestDatabase.withClient { first in
         _ = try await TestDatabase.withClient { second in

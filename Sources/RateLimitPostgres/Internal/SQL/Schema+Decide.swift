@@ -31,7 +31,7 @@
       DECLARE
           big CONSTANT bigint := 9223372036854775807;
           small CONSTANT bigint := -9223372036854775808;
-          r ratelimit_keys%ROWTYPE;
+          r record;  -- not %ROWTYPE: that locks the table as the function compiles, before lock_timeout
           n integer;
           i integer := 1;
           first integer;

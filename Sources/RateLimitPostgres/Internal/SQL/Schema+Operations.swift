@@ -90,7 +90,7 @@
       DECLARE
           big CONSTANT bigint := 9223372036854775807;
           small CONSTANT bigint := -9223372036854775808;
-          r ratelimit_keys%ROWTYPE;
+          r record;  -- not %ROWTYPE: that locks the table as the function compiles, before lock_timeout
           floor_ bigint;
           held boolean;
           changed boolean := false;
@@ -395,13 +395,16 @@
       LANGUAGE plpgsql VOLATILE AS $f$
       DECLARE
           small CONSTANT bigint := -9223372036854775808;
-          stored ratelimit_names%ROWTYPE;
+          stored record;  -- not %ROWTYPE: that locks the table as the function compiles, before lock_timeout
           now_ bigint;
+          is_stored boolean;
       BEGIN
           PERFORM ratelimit_lock_v1(p_lock_timeout, '{}', true);
           SELECT * INTO stored FROM ratelimit_names WHERE name = p_name FOR UPDATE;
+          -- Read before the next PERFORM, which sets FOUND: a name with no rule stored gets this one.
+          is_stored := FOUND;
           PERFORM ratelimit_in_time_v1(p_until);
-          IF NOT FOUND THEN
+          IF NOT is_stored THEN
               INSERT INTO ratelimit_names (name, rule, lim, win, burst)
                   VALUES (p_name, CASE WHEN p_burst IS NULL THEN 'window' ELSE 'bucket' END, p_limit, p_window,
                       p_burst);

@@ -44,7 +44,7 @@
       DECLARE
           big CONSTANT bigint := 9223372036854775807;
           small CONSTANT bigint := -9223372036854775808;
-          r ratelimit_keys%ROWTYPE;
+          r record;  -- not %ROWTYPE: that locks the table as the function compiles, before lock_timeout
           now_ bigint;
           at integer;
           n integer;
@@ -137,7 +137,7 @@
       DECLARE
           big CONSTANT bigint := 9223372036854775807;
           small CONSTANT bigint := -9223372036854775808;
-          r ratelimit_keys%ROWTYPE;
+          r record;  -- not %ROWTYPE: that locks the table as the function compiles, before lock_timeout
           revoked_now integer;
           now_ bigint;
           at integer;
