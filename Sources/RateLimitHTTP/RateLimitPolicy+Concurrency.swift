@@ -65,11 +65,13 @@ struct ConcurrencyPolicyLimiter: SharedKeyedLimiter {
   }
 
   /// A lease decision for `permits` as the gate's fields and refusals read it: no window; a refusal waits a
-  /// second, or never (`nil`) when `permits` exceed the limit.
+  /// second, or never (`nil`) when `permits` exceed the limit or the store could not be reached under `.deny`
+  /// (which the gate answers as unavailable, a 503: `RateLimitGate.isUnreachable`).
   static func decision(_ decision: LeaseDecision, permits: Int) -> RateLimitDecision {
-    RateLimitDecision(
+    let waitsNever = decision.isGranted || permits > decision.limit || decision.isUnavailable
+    return RateLimitDecision(
       isGranted: decision.isGranted, limit: decision.limit, window: .zero, remaining: decision.remaining,
-      resetAfter: .zero, retryAfter: decision.isGranted || permits > decision.limit ? nil : refusalWait,
+      resetAfter: .zero, retryAfter: waitsNever ? nil : refusalWait,
       isFallback: decision.isFallback)
   }
 

@@ -28,8 +28,12 @@
   /// - **Waiting across the fleet.** A waiter is woken (LISTEN/NOTIFY, the connection `PostgresRateLimiter`
   ///   listens on) within a round trip of a release or ``update(limit:)`` by any process, and checks its place
   ///   at least every `leaseTimeout / 3` (which also renews it).
-  /// - **Schema.** The same as `PostgresRateLimiter`'s, prepared by the first call (release 16 adds
-  ///   `ratelimit_lease_names`, `ratelimit_leases` and four functions `ratelimit_lease_…`); concurrency limits'
+  /// - **A caller that gave up holds nothing.** A decision whose `timeout` passed after its statement was sent
+  ///   may still run; its row carries a token this process chose, revoked in the background as soon as the
+  ///   database answers, whichever runs first, so a late grant or place in line does not stand until
+  ///   `leaseTimeout`.
+  /// - **Schema.** The same as `PostgresRateLimiter`'s, prepared by the first call (4.4 adds
+  ///   `ratelimit_lease_names`, `ratelimit_leases` and five functions `ratelimit_lease_…`); concurrency limits'
   ///   names are their own. Leases are kept in an UNLOGGED table, as the rate limits' keys: a server crash frees
   ///   them.
   ///
@@ -115,7 +119,7 @@
         case .allow:
           return LeaseDecision(lease: Lease(permits: permits) {}, limit: limit, remaining: limit, isFallback: true)
         case .deny:
-          return LeaseDecision(lease: nil, limit: limit, remaining: 0, isFallback: true)
+          return LeaseDecision(lease: nil, limit: limit, remaining: 0, isFallback: true, isUnavailable: true)
         case .fallback(let local):
           let decision = local.decide(permits, for: key)
           return LeaseDecision(

@@ -2,6 +2,7 @@
   import Foundation
   import PostgresNIO
   import RateLimit
+  import RateLimitHTTP
   @testable import RateLimitPostgres
   import Testing
 
@@ -245,6 +246,39 @@
             _ = try await limiters[1].tryAcquire(for: String(repeating: "x", count: 1_025))
           }
           withExtendedLifetime((held, local)) {}
+        }
+      }
+    }
+
+    /// SPEC 4.3.1, "fail closed is not a quota", for a concurrency policy: a request refused only because a
+    /// `.deny` limiter could not reach its database is unavailable to the gate (a middleware's 503), not a 429;
+    /// a `.fallback` limiter's own refusal stays a refusal (429, `Retry-After: 1`).
+    @Test func aDenyWhileTheServerIsAwayIsUnavailableNotARefusal() async throws {
+      _ = try await TestDatabase.withPrivateServer { configuration, server in
+        try await TestDatabase.withClient(configuration) { client in
+          let name = TestDatabase.uniqueName()
+          let deny = Self.limiter(client, name, limit: 1, whenUnavailable: .deny, timeout: .milliseconds(300))
+          let local = KeyedConcurrencyLimiter<String>(limit: 1)
+          let fallback = Self.limiter(
+            client, name + "-f", limit: 1, whenUnavailable: .fallback(local), timeout: .milliseconds(300))
+          try await deny.prepare()
+          try await fallback.prepare()
+          await server("stop")
+          let denying = RateLimitGate([RateLimitPolicy("inflight", concurrency: deny)])
+          do {
+            let outcome = try await denying.decide(key: "k")
+            Issue.record("decided while the database was away and the policy denies: \(outcome)")
+          } catch let error as RateLimitGate.Unavailable {
+            #expect(error.policies == ["inflight"])
+          }
+          let held = try #require(local.tryAcquire(for: "k"))
+          let falling = RateLimitGate([RateLimitPolicy("inflight", concurrency: fallback)])
+          guard case .refused(let refusal) = try await falling.decide(key: "k") else {
+            Issue.record("the fallback's refusal was not a refusal")
+            return
+          }
+          #expect(refusal.fields.contains { $0.name == "Retry-After" && $0.value == "1" })
+          held.release()
         }
       }
     }

@@ -304,19 +304,25 @@
       }
     }
 
-    /// The releases a statement carries: those queued, after the statement in flight (if any) has ended.
+    /// The releases a statement carries: those queued, taken once no release statement is in flight. Checked
+    /// again after each wait, in the same lock as the taking: the sending task, woken with the waiters, may have
+    /// taken the queue and sent it first, and a statement sent beside that one could run before its releases.
     func releasesBeforeStatement() async -> [PendingReleases.Item] {
-      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        let now = releases.withLock { state -> Bool in
-          if !state.inFlight { return true }
-          state.waiting.append(continuation)
-          return false
+      while true {
+        let ready = releases.withLock { state -> [PendingReleases.Item]? in
+          if state.inFlight { return nil }
+          defer { state.items = [] }
+          return state.items
         }
-        if now { continuation.resume() }
-      }
-      return releases.withLock { state in
-        defer { state.items = [] }
-        return state.items
+        if let ready { return ready }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+          let now = releases.withLock { state -> Bool in
+            if !state.inFlight { return true }
+            state.waiting.append(continuation)
+            return false
+          }
+          if now { continuation.resume() }
+        }
       }
     }
 
