@@ -117,6 +117,8 @@ let package = Package(
     .target(
       name: "RateLimitStoreKit", dependencies: ["RateLimit"], path: "Tests/RateLimitStoreKit",
       swiftSettings: upcomingFeatures),
+    // The Hummingbird and Vapor suites' live-server helpers (a latch, curl). Not a product.
+    .target(name: "MiddlewareTestSupport", path: "Tests/MiddlewareTestSupport", swiftSettings: upcomingFeatures),
     .testTarget(
       name: "RateLimitTests", dependencies: ["RateLimit", "RateLimitDiagrams", "RateLimitStoreKit"],
       swiftSettings: upcomingFeatures),
@@ -137,7 +139,7 @@ let package = Package(
     .testTarget(
       name: "RateLimitHummingbirdTests",
       dependencies: [
-        "RateLimit", "RateLimitHTTP",
+        "RateLimit", "RateLimitHTTP", "MiddlewareTestSupport",
         .target(name: "RateLimitHummingbird", condition: .when(traits: ["Hummingbird"])),
         .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
         .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
@@ -154,8 +156,9 @@ let package = Package(
     .testTarget(
       name: "RateLimitVaporTests",
       dependencies: [
-        "RateLimit", "RateLimitHTTP",
+        "RateLimit", "RateLimitHTTP", "MiddlewareTestSupport",
         .target(name: "RateLimitVapor", condition: .when(traits: ["Vapor"])),
+        .target(name: "RateLimitMiddlewareSupport", condition: .when(traits: ["Vapor"])),
         .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
         .product(name: "VaporTesting", package: "vapor", condition: .when(traits: ["Vapor"])),
         .target(name: "RateLimitPostgres", condition: .when(traits: ["Postgres"])),

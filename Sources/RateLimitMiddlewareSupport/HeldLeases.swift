@@ -38,10 +38,15 @@
 
   /// `ratelimit_in_flight{policy}`: one count per policy name for the whole process (several middlewares may
   /// share a policy name, as they share its counters), recorded as it changes.
-  final class InFlightGauges: Sendable {
-    static let shared = InFlightGauges()
+  package final class InFlightGauges: Sendable {
+    package static let shared = InFlightGauges()
 
     private let counts = LockedValue([String: Int]())
+
+    /// The count last recorded for `policy`: the gauge's value.
+    package func count(for policy: String) -> Int {
+      counts.withLock { $0[policy, default: 0] }
+    }
 
     /// Adds `change` to each policy's count and records the new value. Recorded under the lock, so that the
     /// gauge's last value is the count's (two requests recording outside it could leave a stale value last).

@@ -9,31 +9,8 @@
   import RateLimitHTTP
   import RateLimitHummingbird
   import Synchronization
+  import MiddlewareTestSupport
   import Testing
-
-  /// A gate routes wait at until the test opens it (any number of waiters).
-  final class Latch: Sendable {
-    private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func wait() async {
-      await withCheckedContinuation { continuation in
-        let isOpen = state.withLock { state in
-          if !state.isOpen { state.waiters.append(continuation) }
-          return state.isOpen
-        }
-        if isOpen { continuation.resume() }
-      }
-    }
-
-    func open() {
-      let waiters = state.withLock { state in
-        state.isOpen = true
-        defer { state.waiters = [] }
-        return state.waiters
-      }
-      for waiter in waiters { waiter.resume() }
-    }
-  }
 
   /// A concurrency limiter that counts its decisions: whether a request took a lease at all.
   final class CountedLeases: SharedConcurrencyLimiter {
@@ -47,50 +24,6 @@
       return base.decide(permits, for: key)
     }
     func inUse(for key: String) async throws -> Int { base.inUse(for: key) }
-  }
-
-  /// A value shared between tasks.
-  final class Shared<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<Result: Sendable>(_ body: (inout sending Value) -> sending Result) -> Result { mutex.withLock(body) }
-  }
-
-  /// Waits until `condition` holds, for at most 10 s.
-  func eventually(_ what: String, _ condition: () async throws -> Bool) async throws {
-    for _ in 0..<1_000 {
-      if try await condition() { return }
-      try await Task.sleep(for: .milliseconds(10))
-    }
-    Issue.record("never: \(what)")
-  }
-
-  /// Runs curl (a real HTTP client) with `arguments`; returns what it printed. Waited for on a thread of its own:
-  /// a blocking read on the cooperative pool (two threads here) would starve the server under test.
-  func curl(_ arguments: [String], executable: String = "/usr/bin/curl") async throws -> String {
-    try await withCheckedThrowingContinuation { continuation in
-      Thread.detachNewThread {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        do {
-          try process.run()
-          let output = pipe.fileHandleForReading.readDataToEndOfFile()
-          process.waitUntilExit()
-          continuation.resume(returning: String(decoding: output, as: UTF8.self))
-        } catch {
-          continuation.resume(throwing: error)
-        }
-      }
-    }
-  }
-
-  /// curl reading `url` until it has `bytes` bytes, then going away (the pipe to `head` closes, so curl's next
-  /// write fails and it exits): a client that leaves mid-stream at a known point, whatever the machine's speed.
-  func curlLeaving(after bytes: Int, _ url: String) async throws -> String {
-    try await curl(["-c", #"curl -s -N --max-time 10 "$0" | head -c "$1""#, url, "\(bytes)"], executable: "/bin/sh")
   }
 
   /// A request of its own while another is open: through the router, or with curl on a connection of its own

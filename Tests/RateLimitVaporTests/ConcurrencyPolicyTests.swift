@@ -2,79 +2,13 @@
   import Foundation
   import RateLimit
   import RateLimitHTTP
+  import RateLimitMiddlewareSupport
   import RateLimitVapor
   import Synchronization
+  import MiddlewareTestSupport
   import Testing
   import Vapor
   import VaporTesting
-
-  /// A gate routes wait at until the test opens it (any number of waiters).
-  final class Latch: Sendable {
-    private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func wait() async {
-      await withCheckedContinuation { continuation in
-        let isOpen = state.withLock { state in
-          if !state.isOpen { state.waiters.append(continuation) }
-          return state.isOpen
-        }
-        if isOpen { continuation.resume() }
-      }
-    }
-
-    func open() {
-      let waiters = state.withLock { state in
-        state.isOpen = true
-        defer { state.waiters = [] }
-        return state.waiters
-      }
-      for waiter in waiters { waiter.resume() }
-    }
-  }
-
-  /// A value shared between tasks.
-  final class Shared<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<Result: Sendable>(_ body: (inout sending Value) -> sending Result) -> Result { mutex.withLock(body) }
-  }
-
-  /// Waits until `condition` holds, for at most 10 s.
-  func eventually(_ what: String, _ condition: () async throws -> Bool) async throws {
-    for _ in 0..<1_000 {
-      if try await condition() { return }
-      try await Task.sleep(for: .milliseconds(10))
-    }
-    Issue.record("never: \(what)")
-  }
-
-  /// Runs curl (a real HTTP client); returns what it printed. On a thread of its own: a blocking read on the
-  /// cooperative pool would starve the server under test.
-  func curl(_ arguments: [String], executable: String = "/usr/bin/curl") async throws -> String {
-    try await withCheckedThrowingContinuation { continuation in
-      Thread.detachNewThread {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        do {
-          try process.run()
-          let output = pipe.fileHandleForReading.readDataToEndOfFile()
-          process.waitUntilExit()
-          continuation.resume(returning: String(decoding: output, as: UTF8.self))
-        } catch {
-          continuation.resume(throwing: error)
-        }
-      }
-    }
-  }
-
-  /// curl reading `url` until it has `bytes` bytes, then going away (the pipe to `head` closes, so curl's next
-  /// write fails and it exits): a client that leaves mid-stream at a known point, whatever the machine's speed.
-  func curlLeaving(after bytes: Int, _ url: String) async throws -> String {
-    try await curl(["-c", #"curl -s -N --max-time 10 "$0" | head -c "$1""#, url, "\(bytes)"], executable: "/bin/sh")
-  }
 
   /// One response: its status, fields by lowercased name, and body.
   struct Answer: Sendable {
@@ -216,6 +150,33 @@
         }
       }
       #expect(inFlight.inUse(for: "team") == 0)
+    }
+
+    /// `ratelimit_in_flight{policy}` counts the leases Vapor's middleware holds (the gauge records this count;
+    /// its backend is tested through Hummingbird, as swift-metrics allows one per process): 2 while two
+    /// streams are open, 0 once both ended.
+    @Test(arguments: [false, true]) func theGaugeCountsLeasesInFlight(live: Bool) async throws {
+      let name = "inflight-\(UInt64.random(in: 0...UInt64.max))"
+      let inFlight = KeyedConcurrencyLimiter<String>(limit: 2)
+      let latch = Latch()
+      try await withApp { app in
+        Self.routes(app, [RateLimitPolicy(name, concurrency: inFlight)], latch: latch)
+        try await Self.withClient(app, live: live) { client async throws in
+          async let first = client.get("/events")
+          async let second = client.get("/events")
+          // After the `async let`s: leaving the scope opens the latch first, then awaits them.
+          defer { latch.open() }
+          try await eventually("two streams hold leases, counted") {
+            inFlight.inUse(for: "team") == 2 && InFlightGauges.shared.count(for: name) == 2
+          }
+          #expect(try await client.get("/quick").status == 429)
+          #expect(InFlightGauges.shared.count(for: name) == 2)
+          latch.open()
+          #expect(try await [first.status, second.status] == [200, 200])
+          try await eventually("both counted out") { InFlightGauges.shared.count(for: name) == 0 }
+          #expect(inFlight.inUse(for: "team") == 0)
+        }
+      }
     }
 
     /// A client that goes away mid-stream (curl, after two events) releases the lease: the next write fails.

@@ -40,6 +40,8 @@
       var listenedOnce: [CheckedContinuation<Void, Never>] = []
       /// Its task has ended (no store left, or the client shut down): a store registers with a new listener.
       var hasEnded = false
+      /// The pool had no connection to spare when it last tried: registrations do not wait for it.
+      var hasNoSpareConnection = false
     }
 
     private let state = LockedValue(State())
@@ -100,7 +102,7 @@
       }
       await withCheckedContinuation { continuation in
         let now = state.withLock { state -> Bool in
-          if state.isListening { return true }
+          if state.isListening || state.hasNoSpareConnection { return true }
           state.listenedOnce.append(continuation)
           return false
         }
@@ -118,11 +120,17 @@
       }
     }
 
-    /// Listens while any store lives, again a second after each loss; then leaves the registry.
+    /// Listens while any store lives, again a second after each loss; then leaves the registry. It listens only
+    /// while the pool has another connection to spare (a pool of one, or one whose connections are all busy,
+    /// would otherwise have none left for the statements): if none comes within a second, it gives its own back
+    /// and tries again later, a second, then twice as long each time, up to a minute.
     private func run(_ key: ObjectIdentifier) async {
+      var retry = Duration.seconds(1)
       while hasStores() {
         do {
           try await client.withConnection { connection in
+            guard await Self.hasSpareConnection(client, within: .seconds(1)) else { throw NoSpareConnection() }
+            retry = .seconds(1)
             try await connection.listen(on: Self.channel) { notifications in
               listening(true)
               for try await notification in notifications {
@@ -131,8 +139,20 @@
               }
             }
           }
+        } catch is NoSpareConnection {
+          if retry == .seconds(1) {
+            logger.warning(
+              "rate limit: the client's pool has no connection to spare for listening (maximumConnections 1, or all busy): no local refusals, and concurrency waiters learn of other processes' releases only at their period, until it has"
+            )
+          }
+          listening(false)
+          state.withLock { $0.hasNoSpareConnection = true }
+          wakeWaiters()
+          try? await Task.sleep(for: retry)
+          retry = min(retry * 2, .seconds(60))
+          continue
         } catch {
-          if let error = error as? PSQLError, [.poolClosed, .clientClosedConnection].contains(error.code) {
+          if isClientGone(error) {
             listening(false)
             break
           }
@@ -151,6 +171,22 @@
       listening(false)
     }
 
+    private struct NoSpareConnection: Error {}
+
+    /// Whether `client`'s pool lends a second connection within `bound` (the request is withdrawn after it).
+    private static func hasSpareConnection(_ client: PostgresClient, within bound: Duration) async -> Bool {
+      await withTaskGroup(of: Bool.self) { group in
+        group.addTask { (try? await client.withConnection { _ in true }) ?? false }
+        group.addTask {
+          try? await Task.sleep(for: bound)
+          return false
+        }
+        let spare = await group.next() ?? false
+        group.cancelAll()
+        return spare
+      }
+    }
+
     /// Whether any registered store lives (the dead ones are dropped).
     private func hasStores() -> Bool {
       state.withLock { state in
@@ -164,7 +200,9 @@
     private func listening(_ isListening: Bool) {
       state.withLock { state in
         state.isListening = isListening
+        if isListening { state.hasNoSpareConnection = false }
         for entry in state.entries { entry.refusals.listening(isListening) }
+        for entry in state.leaseEntries { entry.store?.isNotified.withLock { $0 = isListening } }
       }
       if isListening { wakeWaiters() }
     }

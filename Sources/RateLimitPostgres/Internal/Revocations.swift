@@ -91,7 +91,7 @@
         }
         return .done
       } catch {
-        if let error = error as? PSQLError, [.poolClosed, .clientClosedConnection].contains(error.code) {
+        if isClientGone(error) {
           return .clientGone
         }
         var again = next

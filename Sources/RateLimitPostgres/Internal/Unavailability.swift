@@ -47,6 +47,19 @@
     return ["40P01", "40001", "23505", "55P03", "RLLT1"].contains(error.serverInfo?[.sqlState] ?? "")
   }
 
+  /// Whether `error` (or the error it wraps) says the client was shut down: a background statement (a release,
+  /// a revocation) stops at once rather than trying a closed pool until its lease would have expired.
+  func isClientGone(_ error: any Error) -> Bool {
+    switch error {
+    case let error as PostgresPermitStore.Unavailable: return isClientGone(error.error)
+    case PostgresRateLimiterError.unavailable(let underlying): return isClientGone(underlying)
+    case let error as PSQLError: return [.poolClosed, .clientClosedConnection].contains(error.code)
+    // `PostgresClient.execute` throws the pool's own error, of a module PostgresNIO does not export
+    // (`_ConnectionPoolModule`): known by its case's name (LeaseClientTests shows it still is).
+    default: return "\(error)".hasSuffix(".poolShutdown)")
+    }
+  }
+
   private let unavailableCodes: Set<PSQLError.Code> = [
     .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed,
     .queryCancelled, .sslUnsupported, .failedToAddSSLHandler,

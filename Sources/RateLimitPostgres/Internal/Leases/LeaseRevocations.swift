@@ -6,7 +6,7 @@
   /// after sending): each may still run and grant a lease, or take a place in the line, that nobody holds. They
   /// are revoked by the token each carried (`ratelimit_lease_revoke_v1`), whichever of the two the database runs
   /// first, in the background: a batch a statement, tried again every 50 ms until `leaseTimeout` has passed (by
-  /// then such a lease, never renewed, has expired anyway).
+  /// then such a lease, never renewed, has expired anyway), or until the client is shut down.
   struct LeaseRevocations {
     struct Item {
       var key: ByteBuffer
@@ -50,6 +50,10 @@
             return true
           }
         } catch {
+          if isClientGone(error) {
+            revocations.withLock { ($0.items, $0.isSending) = ([], false) }
+            return
+          }
           revocations.withLock { $0.items.insert(contentsOf: batch, at: 0) }
           try? await Task.sleep(for: .milliseconds(50))
         }

@@ -34,6 +34,8 @@
     let revocations = LockedValue(LeaseRevocations())
     /// This process's waiters by key, to wake when the key's line moves.
     let waiters = LockedValue([[UInt8]: [ObjectIdentifier: WakeSignal]]())
+    /// Whether the listener listens (``RefusalListener``): if not, this process's own releases wake its waiters.
+    let isNotified = LockedValue(false)
 
     init(client: PostgresClient, name: String, limit: Int, leaseTimeout: Duration, timeout: Duration, logger: Logger) {
       (self.client, self.name, self.timeout, self.leaseTimeout, self.logger) =
@@ -115,6 +117,7 @@
       let sentAt = ContinuousClock.now
       do {
         let row = try await firstRow(of: statement, outageKey: String(buffer: key))
+        released(carried)
         adopt(row.limit)
         if row.state == .granted, let id = row.id {
           held.withLock { $0.leases[id] = HeldLeases.Entry(key: String(buffer: key), renewedAt: sentAt) }
@@ -177,7 +180,7 @@
     /// expired (no longer held here) releases nothing.
     func release(_ id: Int64) {
       guard let entry = held.withLock({ $0.leases.removeValue(forKey: id) }) else { return }
-      enqueue([PendingReleases.Item(id: id, until: entry.renewedAt + leaseTimeout)])
+      enqueue([PendingReleases.Item(id: id, key: Array(entry.key.utf8), until: entry.renewedAt + leaseTimeout)])
     }
 
     func startRenewingIfNeeded() {
@@ -221,6 +224,10 @@
               "concurrency limit: a lease expired before it was renewed (its process was cut off longer than leaseTimeout); its release does nothing",
               metadata: ["ratelimit.name": "\(name)", "ratelimit.key": "\(key)", "ratelimit.lease": "\(id)"])
           }
+        } catch let error where isClientGone(error) {
+          // The client was shut down: nothing more to renew (the database expires the leases).
+          held.withLock { ($0.leases, $0.renewing) = ([:], nil) }
+          return
         } catch {
           // Retried at the next period; a lease whose expiry has passed is the database's to drop.
           let now = ContinuousClock.now
@@ -245,6 +252,7 @@
   struct PendingReleases {
     struct Item {
       var id: Int64
+      var key: [UInt8]
       /// When the lease would have expired: a release still unsent then is dropped (the database expires it).
       var until: ContinuousClock.Instant
     }
@@ -284,22 +292,27 @@
         }
         if batch.isEmpty { return }
         let statement = LeaseKeepStatement(name: nameBytes, renew: [], release: batch.map(\.id), ttl: ttl)
-        var failed = false
+        var (failed, clientGone) = (false, false)
         do {
           _ = try await run(within: timeout) { client in
             for try await _ in try await client.execute(statement) {}
             return true
           }
+          released(batch)
         } catch {
           failed = true
+          clientGone = isClientGone(error)
         }
         let waiting = releases.withLock { state -> [CheckedContinuation<Void, Never>] in
-          if failed { state.items.insert(contentsOf: batch, at: 0) }
+          // A shut-down client takes nothing more: the database expires the leases.
+          if clientGone { (state.items, state.isSending) = ([], false) }
+          if failed && !clientGone { state.items.insert(contentsOf: batch, at: 0) }
           state.inFlight = false
           defer { state.waiting = [] }
           return state.waiting
         }
         for continuation in waiting { continuation.resume() }
+        if clientGone { return }
         if failed { try? await Task.sleep(for: .milliseconds(50)) }
       }
     }
@@ -336,10 +349,18 @@
           for try await _ in try await client.execute(statement) {}
           return true
         }
+        released(carried)
       } catch {
         enqueue(carried)
         throw error
       }
+    }
+
+    /// Releases the database has: without a listener (no notification will come), this process's waiters for
+    /// their keys check again now.
+    func released(_ items: [PendingReleases.Item]) {
+      guard !items.isEmpty, !isNotified.withLock({ $0 }) else { return }
+      for key in Set(items.map(\.key)) { wake(key: key) }
     }
   }
 

@@ -38,17 +38,17 @@
           if let deadline { wait = min(wait, deadline - ContinuousClock.now) }
           if wait > .zero { await signal.wait(atMost: wait) }
           if Task.isCancelled {
-            store.giveUp(id)
+            store.giveUp(id, key: keyBytes)
             throw CancellationError()
           }
           if let deadline, let maxWait, ContinuousClock.now >= deadline {
-            store.giveUp(id)
+            store.giveUp(id, key: keyBytes)
             throw RateLimiterError.waitedTooLong(maxWait: maxWait)
           }
           do {
             row = try await store.acquire(permits, key: keyBytes, wait: true, waiter: id)
           } catch {
-            store.giveUp(id)
+            store.giveUp(id, key: keyBytes)
             throw error
           }
         }
@@ -58,8 +58,8 @@
 
   extension LeaseStore {
     /// A waiter gives its place back (and the lease, if it was served meanwhile): a release, sent as one.
-    func giveUp(_ id: Int64) {
-      enqueue([PendingReleases.Item(id: id, until: .now + leaseTimeout)])
+    func giveUp(_ id: Int64, key: ByteBuffer) {
+      enqueue([PendingReleases.Item(id: id, key: Array(key.readableBytesView), until: .now + leaseTimeout)])
     }
   }
 #endif

@@ -1,0 +1,65 @@
+#if Postgres
+  import Foundation
+  import PostgresNIO
+  import RateLimit
+  @testable import RateLimitPostgres
+  import Testing
+
+  /// A `PostgresConcurrencyLimiter` and the client under it: a pool of one connection (listening for other
+  /// processes' releases must never take the connection its own statements need), and a client shut down (its
+  /// background work stops, rather than trying a closed pool until the leases would have expired).
+  @Suite struct LeaseClientTests {
+    @Test(.timeLimit(.minutes(1)))
+    func aPoolOfOneConnectionServesLeasesAndWaiters() async throws {
+      guard var configuration = TestDatabase.configuration() else { return }
+      configuration.options.maximumConnections = 1
+      configuration.options.minimumConnections = 0
+      _ = try await TestDatabase.withClient(configuration) { client in
+        let name = TestDatabase.uniqueName()
+        let limiter = PostgresConcurrencyLimiter(
+          client: client, name: name, limit: 1, leaseTimeout: .seconds(30), timeout: .seconds(2))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let held = try #require(try await limiter.tryAcquire(for: "k"))
+        #expect(try await limiter.inUse(for: "k") == 1)
+        // A waiter of this process: served when the holder releases, long before its check period (10 s).
+        let waiter = Task { try await limiter.acquire(for: "k", within: .seconds(20)) }
+        try await Task.sleep(for: .milliseconds(300))
+        held.release()
+        let lease = try await waiter.value
+        #expect(try await limiter.inUse(for: "k") == 1)
+        lease.release()
+        #expect(try await limiter.inUse(for: "k") == 0)
+        #expect(clock.now - start < .seconds(5))
+      }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aClientShutDownStopsTheLimitersBackgroundWork() async throws {
+      guard let configuration = TestDatabase.configuration() else { return }
+      let client = PostgresClient(configuration: configuration)
+      let running = Task { await client.run() }
+      let limiter = PostgresConcurrencyLimiter(
+        client: client, name: TestDatabase.uniqueName(), limit: 2, leaseTimeout: .seconds(4), timeout: .seconds(1))
+      let first = try #require(try await limiter.tryAcquire(for: "k"))
+      let second = try #require(try await limiter.tryAcquire(for: "k"))
+      running.cancel()
+      while (try? await client.query("SELECT 1")) != nil { try await Task.sleep(for: .milliseconds(10)) }
+      let shutDown = ContinuousClock.now
+      first.release()
+      // Within a renewal period (1 s) and a release's try: nothing queued, nothing sending, nothing renewing,
+      // long before the leases would have expired (4 s).
+      var idle = false
+      var seen = ""
+      while !idle && ContinuousClock.now - shutDown < .seconds(3) {
+        try await Task.sleep(for: .milliseconds(50))
+        let releases = limiter.store.releases.withLock { $0.items.isEmpty && !$0.isSending }
+        let held = limiter.store.held.withLock { $0.leases.isEmpty && $0.renewing == nil }
+        idle = releases && held
+        seen = "releases idle \(releases), renewals idle \(held)"
+      }
+      #expect(idle, "\(seen)")
+      withExtendedLifetime(second) {}
+    }
+  }
+#endif
