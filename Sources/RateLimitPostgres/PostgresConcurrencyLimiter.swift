@@ -24,10 +24,15 @@
   ///   lease expired logs an error naming the name and key; that lease's `release()` then does nothing.
   /// - **Release.** `Lease.release()` stops this process counting the permits at once and sends one statement
   ///   (or rides on this limiter's next decision), never after a later statement of this limiter; one the
-  ///   database cannot take is tried again until the lease would have expired.
+  ///   database cannot take is tried again until the lease would have expired, or until the client shuts down.
+  ///   A process about to exit sends the releases still queued with `try await inUse(for:)` (any key): it
+  ///   sends them first; otherwise a lease released in its last round trip is free only after `leaseTimeout`.
   /// - **Waiting across the fleet.** A waiter is woken (LISTEN/NOTIFY, the connection `PostgresRateLimiter`
   ///   listens on) within a round trip of a release or ``update(limit:)`` by any process, and checks its place
-  ///   at least every `leaseTimeout / 3` (which also renews it).
+  ///   at least every `leaseTimeout / 3` (which also renews it). Listening holds one connection of the client's
+  ///   pool, only while the pool lends another within a second: on a pool of one connection (or one all busy)
+  ///   it gives its connection back, logs a warning once, and tries again later; meanwhile this process's own
+  ///   releases wake its waiters, and other processes' releases reach them at their period.
   /// - **A caller that gave up holds nothing.** A decision whose `timeout` passed after its statement was sent
   ///   may still run; its row carries a token this process chose, revoked in the background as soon as the
   ///   database answers, whichever runs first, so a late grant or place in line does not stand until

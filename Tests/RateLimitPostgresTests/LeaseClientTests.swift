@@ -61,5 +61,26 @@
       #expect(idle, "\(seen)")
       withExtendedLifetime(second) {}
     }
+
+    /// A process about to exit sends its queued releases with `inUse(for:)` of any key, then shuts its client
+    /// down: another process finds nothing held, long before `leaseTimeout` (60 s).
+    @Test(.timeLimit(.minutes(1)))
+    func inUseSendsTheReleasesOfAProcessAboutToExit() async throws {
+      guard let configuration = TestDatabase.configuration() else { return }
+      let name = TestDatabase.uniqueName()
+      let client = PostgresClient(configuration: configuration)
+      let running = Task { await client.run() }
+      let limiter = PostgresConcurrencyLimiter(client: client, name: name, limit: 3, leaseTimeout: .seconds(60))
+      var leases: [Lease] = []
+      for _ in 0..<3 { leases.append(try #require(try await limiter.tryAcquire(for: "k"))) }
+      for lease in leases { lease.release() }
+      #expect(try await limiter.inUse(for: "another key") == 0)
+      running.cancel()
+      _ = try await TestDatabase.withClient { other in
+        let there = PostgresConcurrencyLimiter(client: other, name: name, limit: 3, leaseTimeout: .seconds(60))
+        let held = try await there.inUse(for: "k")
+        #expect(held == 0)
+      }
+    }
   }
 #endif

@@ -32,7 +32,18 @@
         "rate limit: schema ready (created or migrated to release \(Schema.version) if older)",
         metadata: ["ratelimit.name": "\(name)"])
     }
+  }
 
+  /// A store prepared once before its first statement: ``PostgresPermitStore`` and the leases' store.
+  protocol PreparedOnce: DatabaseRoundTrips {
+    var preparation: LockedValue<Preparation> { get }
+    /// Creates the schema (and whatever else the store needs first), its statements within `deadline`.
+    func prepare(within deadline: Duration) async throws
+  }
+
+  extension PostgresPermitStore: PreparedOnce {}
+
+  extension PreparedOnce {
     /// Decisions before `prepare()` has succeeded prepare first: one preparation at a time, however many
     /// decisions wait for it (200 first decisions sent 200 `prepare` blocks, which the schema's lock serialised
     /// past every timeout). Preparing is not an outage (SPEC 4.3.1): the preparation runs within
@@ -60,7 +71,7 @@
       do {
         try await withDeadline(timeout, on: deadlines) { try await task.value }
       } catch let error as DecisionTimedOut {
-        throw Unavailable(error: .unavailable(underlying: error), wasSent: false)
+        throw PostgresPermitStore.Unavailable(error: .unavailable(underlying: error), wasSent: false)
       }
     }
 

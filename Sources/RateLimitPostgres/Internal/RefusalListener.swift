@@ -11,10 +11,11 @@
   /// | the listening connection | local refusals |
   /// |---|---|
   /// | listening | kept, each ended by a notification of its key (or its name) |
-  /// | not yet, or lost | none kept: every decision asks the database, until it listens again |
+  /// | not yet, lost, or no connection to spare | none kept: every decision asks the database, until it listens |
   ///
-  /// The listener holds one connection of the client's pool while any store with local refusals lives, and tries
-  /// again a second after losing it; it ends with its last store, or when the client shuts down.
+  /// The listener holds one connection of the client's pool while any store with local refusals (or leases)
+  /// lives and the pool lends a second one, and tries again a second after losing it; it ends with its last
+  /// store, or when the client shuts down.
   final class RefusalListener: Sendable {
     /// The listener of each client, while it has stores.
     private static let listeners = LockedValue([ObjectIdentifier: RefusalListener]())
@@ -56,40 +57,40 @@
     /// until that listener listens, at most `limit`: until it does, `store` keeps no local refusal.
     static func register(_ store: PostgresPermitStore, within limit: Duration) async {
       guard let refusals = store.localRefusals else { return }
-      let key = ObjectIdentifier(store.client)
-      let (listener, start) = listeners.withLock { listeners -> (RefusalListener, Bool) in
-        if let listener = listeners[key], !listener.state.withLock({ $0.hasEnded }) { return (listener, false) }
-        let listener = RefusalListener(client: store.client, logger: store.logger)
-        listeners[key] = listener
-        return (listener, true)
-      }
-      listener.state.withLock { state in
+      await register(store.client, store.logger, within: limit) { state in
         if !state.entries.contains(where: { $0.store === store }) {
           state.entries.append(Entry(store: store, refusals: refusals, name: store.name))
         }
         // Under the listener's lock, so that a connection lost meanwhile is seen after this.
         if state.isListening { refusals.listening(true) }
       }
-      if start { Task { await listener.run(key) } }
-      await listener.waitUntilListening(within: limit)
     }
 
     /// Registers a leases' store with its client's listener (the same connection and channel as the local
     /// refusals': `lease:` payloads), and waits until that listener listens, at most `limit`. Until it does, the
-    /// store's waiters check at their period only.
+    /// store's waiters learn of other processes' releases at their period only.
     static func register(leases store: LeaseStore, within limit: Duration) async {
-      let key = ObjectIdentifier(store.client)
-      let (listener, start) = listeners.withLock { listeners -> (RefusalListener, Bool) in
-        if let listener = listeners[key], !listener.state.withLock({ $0.hasEnded }) { return (listener, false) }
-        let listener = RefusalListener(client: store.client, logger: store.logger)
-        listeners[key] = listener
-        return (listener, true)
-      }
-      listener.state.withLock { state in
+      await register(store.client, store.logger, within: limit) { state in
         if !state.leaseEntries.contains(where: { $0.store === store }) {
           state.leaseEntries.append(LeaseEntry(store: store, name: Array(store.name.utf8)))
         }
+        store.isNotified.withLock { $0 = state.isListening }
       }
+    }
+
+    /// Adds a store (`add`, under the listener's lock) to `client`'s listener, started if it is the first (or
+    /// the last one ended), and waits until it listens, at most `limit`.
+    private static func register(
+      _ client: PostgresClient, _ logger: Logger, within limit: Duration, _ add: (inout State) -> Void
+    ) async {
+      let key = ObjectIdentifier(client)
+      let (listener, start) = listeners.withLock { listeners -> (RefusalListener, Bool) in
+        if let listener = listeners[key], !listener.state.withLock({ $0.hasEnded }) { return (listener, false) }
+        let listener = RefusalListener(client: client, logger: logger)
+        listeners[key] = listener
+        return (listener, true)
+      }
+      listener.state.withLock { add(&$0) }
       if start { Task { await listener.run(key) } }
       await listener.waitUntilListening(within: limit)
     }

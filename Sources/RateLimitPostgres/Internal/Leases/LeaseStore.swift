@@ -12,7 +12,7 @@
   /// | the leases held, renewed every `leaseTimeout / 4` while any is held; none: no background work | ``HeldLeases`` |
   /// | releases: one statement each batch, sent at once, carried by the next decision when it comes first | ``PendingReleases`` |
   /// | a waiter woken by `lease:` notifications (``RefusalListener``) | ``WakeSignal`` |
-  final class LeaseStore: DatabaseRoundTrips {
+  final class LeaseStore: PreparedOnce {
     let client: PostgresClient
     let name: String
     let nameBytes: ByteBuffer
@@ -69,33 +69,6 @@
       if let limit = try await run(query, as: Int64.self, within: deadline) { adopt(limit) }
       await RefusalListener.register(leases: self, within: min(deadline, timeout))
       preparation.withLock { $0 = .done }
-    }
-
-    /// As `PostgresPermitStore.prepareIfNeeded()`: one preparation at a time, waited for at most `timeout`.
-    func prepareIfNeeded() async throws {
-      let task = preparation.withLock { state -> Task<Void, any Error>? in
-        switch state {
-        case .done: return nil
-        case .running(let task): return task
-        case .idle:
-          let task = Task { [self] in
-            do {
-              try await prepare(within: max(timeout, .seconds(10)))
-            } catch {
-              preparation.withLock { $0 = .idle }
-              throw error
-            }
-          }
-          state = .running(task)
-          return task
-        }
-      }
-      guard let task else { return }
-      do {
-        try await withDeadline(timeout, on: deadlines) { try await task.value }
-      } catch let error as DecisionTimedOut {
-        throw PostgresPermitStore.Unavailable(error: .unavailable(underlying: error), wasSent: false)
-      }
     }
 
     func adopt(_ limit: Int64) {
