@@ -70,14 +70,16 @@
       let name = TestDatabase.uniqueName()
       let client = PostgresClient(configuration: configuration)
       let running = Task { await client.run() }
-      let limiter = PostgresConcurrencyLimiter(client: client, name: name, limit: 3, leaseTimeout: .seconds(60))
+      let limiter = PostgresConcurrencyLimiter(
+        client: client, name: name, limit: 3, leaseTimeout: .seconds(60), timeout: TestDatabase.timeout)
       var leases: [Lease] = []
       for _ in 0..<3 { leases.append(try #require(try await limiter.tryAcquire(for: "k"))) }
       for lease in leases { lease.release() }
       #expect(try await limiter.inUse(for: "another key") == 0)
       running.cancel()
       _ = try await TestDatabase.withClient { other in
-        let there = PostgresConcurrencyLimiter(client: other, name: name, limit: 3, leaseTimeout: .seconds(60))
+        let there = PostgresConcurrencyLimiter(
+          client: other, name: name, limit: 3, leaseTimeout: .seconds(60), timeout: TestDatabase.timeout)
         let held = try await there.inUse(for: "k")
         #expect(held == 0)
       }
