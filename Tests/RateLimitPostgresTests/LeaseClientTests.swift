@@ -1,5 +1,6 @@
 #if Postgres
   import Foundation
+  import Logging
   import PostgresNIO
   import RateLimit
   @testable import RateLimitPostgres
@@ -39,8 +40,10 @@
       guard let configuration = TestDatabase.configuration() else { return }
       let client = PostgresClient(configuration: configuration)
       let running = Task { await client.run() }
+      let handler = RecordingLogHandler()
       let limiter = PostgresConcurrencyLimiter(
-        client: client, name: TestDatabase.uniqueName(), limit: 2, leaseTimeout: .seconds(4), timeout: .seconds(1))
+        client: client, name: TestDatabase.uniqueName(), limit: 2, leaseTimeout: .seconds(4), timeout: .seconds(1),
+        logger: Logger(label: "test") { _ in handler })
       let first = try #require(try await limiter.tryAcquire(for: "k"))
       let second = try #require(try await limiter.tryAcquire(for: "k"))
       running.cancel()
@@ -59,6 +62,8 @@
         seen = "releases idle \(releases), renewals idle \(held)"
       }
       #expect(idle, "\(seen)")
+      // A client shut down is not an outage of the database: nothing at `warning` or above.
+      #expect(handler.messages.filter { $0.0 >= .warning }.map(\.1) == [])
       withExtendedLifetime(second) {}
     }
 

@@ -139,6 +139,8 @@
         }
         if isOneKeysRefusal(error) {
           databaseAnswered()
+        } else if isClientGone(error) {
+          // This process shut its client down: not the database's outage (nothing to back off from or log).
         } else if outage.failed(error, key: outageKey, now: ContinuousClock.now) {
           // SPEC 4.3.1: an outage's start at `warning`, once.
           logger.warning(

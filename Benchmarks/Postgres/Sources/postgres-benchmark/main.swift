@@ -30,7 +30,7 @@ func measure(tasks: Int, count: Int, _ operation: @escaping @Sendable (Int) asyn
   -> Measurement
 {
   let clock = ContinuousClock()
-  let perTask = count / tasks
+  let perTask = max(1, count / tasks)
   let start = clock.now
   let latencies = try await withThrowingTaskGroup(of: [Duration].self) { group in
     for task in 0..<tasks {
