@@ -278,8 +278,11 @@
         }
         let waiting = releases.withLock { state -> [CheckedContinuation<Void, Never>] in
           // A shut-down client takes nothing more: the database expires the leases.
-          if clientGone { (state.items, state.isSending) = ([], false) }
-          if failed && !clientGone { state.items.insert(contentsOf: batch, at: 0) }
+          if clientGone {
+            (state.items, state.isSending) = ([], false)
+          } else if failed {
+            state.items.insert(contentsOf: batch, at: 0)
+          }
           state.inFlight = false
           defer { state.waiting = [] }
           return state.waiting
