@@ -7,14 +7,14 @@
   /// renewed (`expires`); an expired row counts for nothing and is deleted by the next statement on its key. Every
   /// change of a key's rows takes the key's transaction-scoped advisory lock first (its own seed: a rate limit and a
   /// concurrency limit of one name never share a lock), then serves the waiters that fit
-  /// (`ratelimit_lease_serve_v1`), in order, and notifies channel `ratelimit_v1` with the payload
+  /// (`ratelimit_lease_serve_v2`), in order, and notifies channel `ratelimit_v1` with the payload
   /// `lease:<name-hex>:<key-hex>` (or `lease:<name-hex>` after an update) when anyone was served, so that every
   /// process's waiters of the key check again at once. Older processes ignore such payloads (not hex).
   ///
   /// Five functions: `ratelimit_lease_acquire_v2` (a decision, a waiter's check, releases carried before it),
   /// `ratelimit_lease_keep_v1` (releases and renewals of one name), `ratelimit_lease_revoke_v1` (what callers that
   /// gave up on a statement would hold if it ran late: a new row carries its caller's `token`),
-  /// `ratelimit_lease_update_v1`, and the helper `ratelimit_lease_serve_v1`.
+  /// `ratelimit_lease_update_v1`, and the helper `ratelimit_lease_serve_v2`.
   extension Schema {
     static let leaseObjects = """
       CREATE TABLE IF NOT EXISTS ratelimit_lease_names (name bytea PRIMARY KEY, lim bigint NOT NULL);
@@ -31,23 +31,32 @@
       \(leaseAcquireFunction)
       \(leaseRevokeFunction)
       \(leaseUpdateFunction)
+      DROP FUNCTION IF EXISTS ratelimit_lease_serve_v1(bytea, bytea, bigint, bigint);
       """
 
-    /// The key's lock (the caller holds it): deletes the key's expired rows, then serves its waiters in arrival
+    /// The key's lock (the caller holds it): reads the key's rows once (the permits held, whether anyone waits,
+    /// whether any expired); deletes the expired ones, if any; then, if anyone waits, serves the waiters in arrival
     /// order while the head's permits fit beside the leases held; a waiter for more than the limit can never be
     /// served and is deleted (its process reads its place gone and the limit: `exceedsCapacity`). Notifies when it
-    /// served or deleted a waiter. Returns the permits held after it.
+    /// served or deleted a waiter. Returns the permits held after it, and whether anyone still waits. A key
+    /// without waiters or expired rows (the usual case) costs one index scan.
     static let leaseServeFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_lease_serve_v1(p_name bytea, p_key bytea, p_lim bigint, p_now bigint)
-      RETURNS bigint LANGUAGE plpgsql AS $f$
+      CREATE OR REPLACE FUNCTION ratelimit_lease_serve_v2(
+          p_name bytea, p_key bytea, p_lim bigint, p_now bigint, OUT o_held bigint, OUT o_waiting boolean)
+      LANGUAGE plpgsql AS $f$
       DECLARE
-        v_held bigint;
+        v_expired boolean;
         v_row record;
         v_moved boolean := false;
       BEGIN
-        DELETE FROM ratelimit_leases WHERE name = p_name AND key = p_key AND expires <= p_now;
-        SELECT coalesce(sum(permits), 0) INTO v_held FROM ratelimit_leases
-          WHERE name = p_name AND key = p_key AND held;
+        SELECT coalesce(sum(permits) FILTER (WHERE held AND expires > p_now), 0),
+            coalesce(bool_or(NOT held AND expires > p_now), false), coalesce(bool_or(expires <= p_now), false)
+          INTO o_held, o_waiting, v_expired FROM ratelimit_leases WHERE name = p_name AND key = p_key;
+        IF v_expired THEN
+          DELETE FROM ratelimit_leases WHERE name = p_name AND key = p_key AND expires <= p_now;
+        END IF;
+        IF NOT o_waiting THEN RETURN; END IF;
+        o_waiting := false;
         FOR v_row IN SELECT id, permits, ttl FROM ratelimit_leases
             WHERE name = p_name AND key = p_key AND NOT held ORDER BY id LOOP
           IF v_row.permits > p_lim THEN
@@ -55,15 +64,17 @@
             v_moved := true;
             CONTINUE;
           END IF;
-          EXIT WHEN v_held + v_row.permits > p_lim;
+          IF o_held + v_row.permits > p_lim THEN
+            o_waiting := true;
+            EXIT;
+          END IF;
           UPDATE ratelimit_leases SET held = true, expires = p_now + v_row.ttl WHERE id = v_row.id;
-          v_held := v_held + v_row.permits;
+          o_held := o_held + v_row.permits;
           v_moved := true;
         END LOOP;
         IF v_moved THEN
           PERFORM pg_notify('ratelimit_v1', 'lease:' || encode(p_name, 'hex') || ':' || encode(p_key, 'hex'));
         END IF;
-        RETURN v_held;
       END
       $f$;
       """
@@ -87,7 +98,7 @@
             PERFORM pg_advisory_xact_lock(hashtextextended(p_name::text || '/' || v_key::text, 4404));
             DELETE FROM ratelimit_leases WHERE name = p_name AND key = v_key AND id = ANY (p_release);
             IF v_lim IS NOT NULL THEN
-              PERFORM ratelimit_lease_serve_v1(p_name, v_key, v_lim, ratelimit_clock());
+              PERFORM ratelimit_lease_serve_v2(p_name, v_key, v_lim, ratelimit_clock());
             END IF;
           END LOOP;
         END IF;
@@ -123,7 +134,7 @@
           DELETE FROM ratelimit_leases WHERE token = v_item.i AND permits > 0;
           IF FOUND THEN
             IF v_lim IS NOT NULL THEN
-              PERFORM ratelimit_lease_serve_v1(p_name, v_item.k, v_lim, v_now);
+              PERFORM ratelimit_lease_serve_v2(p_name, v_item.k, v_lim, v_now);
             END IF;
           ELSE
             INSERT INTO ratelimit_leases (token, name, key, permits, held, ttl, expires)
@@ -152,6 +163,7 @@
         v_now bigint;
         v_lim bigint;
         v_held bigint;
+        v_waiting boolean;
         v_row record;
         v_state integer := 0;
         v_id bigint;
@@ -174,7 +186,7 @@
           v_lim := (SELECT lim FROM ratelimit_lease_names WHERE name = p_name);
         END IF;
         v_now := ratelimit_clock();
-        v_held := ratelimit_lease_serve_v1(p_name, p_key, v_lim, v_now);
+        SELECT * INTO v_held, v_waiting FROM ratelimit_lease_serve_v2(p_name, p_key, v_lim, v_now);
         IF p_waiter <> 0 THEN
           SELECT held INTO v_row FROM ratelimit_leases WHERE id = p_waiter AND name = p_name AND key = p_key;
           IF NOT FOUND THEN
@@ -189,8 +201,7 @@
           END IF;
         ELSIF p_permits > v_lim THEN
           v_state := 3;
-        ELSIF NOT EXISTS (SELECT 1 FROM ratelimit_leases WHERE name = p_name AND key = p_key AND NOT held)
-            AND v_held + p_permits <= v_lim THEN
+        ELSIF NOT v_waiting AND v_held + p_permits <= v_lim THEN
           -- The caller's token taken already (revoked: the caller gave up on this statement), nothing is granted.
           INSERT INTO ratelimit_leases (token, name, key, permits, held, ttl, expires)
             VALUES (p_id, p_name, p_key, p_permits, true, p_ttl, v_now + p_ttl)
@@ -204,13 +215,9 @@
             VALUES (p_id, p_name, p_key, p_permits, false, p_ttl, v_now + p_ttl)
             ON CONFLICT (token) DO NOTHING RETURNING id INTO v_id;
           v_state := CASE WHEN v_id IS NULL THEN 0 ELSE 2 END;
+          v_waiting := v_waiting OR v_id IS NOT NULL;
         END IF;
-        IF v_state = 1 AND p_waiter <> 0 THEN
-          v_held := (SELECT coalesce(sum(permits), 0) FROM ratelimit_leases
-            WHERE name = p_name AND key = p_key AND held);
-        END IF;
-        RETURN QUERY SELECT v_state, v_id, v_lim, v_held,
-          EXISTS (SELECT 1 FROM ratelimit_leases WHERE name = p_name AND key = p_key AND NOT held);
+        RETURN QUERY SELECT v_state, v_id, v_lim, v_held, v_waiting;
       END
       $f$;
       """
@@ -227,7 +234,7 @@
           ON CONFLICT (name) DO UPDATE SET lim = excluded.lim;
         FOR v_key IN SELECT DISTINCT key FROM ratelimit_leases WHERE name = p_name AND NOT held ORDER BY key LOOP
           PERFORM pg_advisory_xact_lock(hashtextextended(p_name::text || '/' || v_key::text, 4404));
-          PERFORM ratelimit_lease_serve_v1(p_name, v_key, p_lim, ratelimit_clock());
+          PERFORM ratelimit_lease_serve_v2(p_name, v_key, p_lim, ratelimit_clock());
         END LOOP;
         PERFORM pg_notify('ratelimit_v1', 'lease:' || encode(p_name, 'hex'));
         RETURN p_lim;

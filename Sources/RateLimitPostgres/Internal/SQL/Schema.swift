@@ -24,7 +24,7 @@
     /// those 4.2 and 4.3.1 call (each with its signature and answer) are created with this version's; a database
     /// prepared by 4.0 or by any later version is migrated in place, every key's state kept. What changed when is
     /// in git's history, not here.
-    static let version = 18
+    static let version = 19
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
     /// processes may prepare at once. One statement: a `DO` block is one transaction. From 4.0 (version 3) it
