@@ -37,6 +37,10 @@
   ///   may still run; its row carries a token this process chose, revoked in the background as soon as the
   ///   database answers, whichever runs first, so a late grant or place in line does not stand until
   ///   `leaseTimeout`.
+  /// - **The database keeps the keys in use.** A key's expired rows (a killed holder's leases, a waiter's place,
+  ///   a revoked statement's) are deleted by the next statement on the key, and a decision of this limiter is
+  ///   followed, at most once per `leaseTimeout`, by a sweep of the name's expired rows in the background, so
+  ///   keys that nobody uses again leave nothing behind.
   /// - **Schema.** The same as `PostgresRateLimiter`'s, prepared by the first call (4.4 adds
   ///   `ratelimit_lease_names`, `ratelimit_leases` and five functions `ratelimit_lease_…`); concurrency limits'
   ///   names are their own. Leases are kept in an UNLOGGED table, as the rate limits' keys: a server crash frees

@@ -17,6 +17,8 @@
   ///   `ratelimit_test_lease_counters` when its work starts and takes it off when it ends. Prints `max L m` (the
   ///   highest count it saw) per name and `over n` (holders that saw more than L). Each holds its lease 250–500 ms.
   /// - `hold <count>`: takes `count` leases of key "k", prints `held`, and holds them (until killed).
+  /// - `spread <count>`: takes a lease of each key `one-off-1` … `one-off-<count>`, prints `held`, and holds them
+  ///   (until killed).
   /// - `wait <tag>`: waits for a lease of key "k", then inserts `tag` into `ratelimit_test_lease_order` while
   ///   holding it, and releases it 50 ms later.
   /// - `observe <milliseconds>`: decides key "probe" every 10 ms (releasing at once) and prints `limit L` whenever
@@ -50,6 +52,14 @@
           let gpu = limiter(name, limit)
           var leases: [Lease] = []
           for _ in 0..<(Int(rest[0]) ?? 1) { leases.append(try await gpu.acquire(for: "k")) }
+          say("held")
+          try await Task.sleep(for: .seconds(600))
+          withExtendedLifetime(leases) {}
+          return 0
+        case ("spread", 1):
+          let gpu = limiter(name, limit)
+          var leases: [Lease] = []
+          for index in 1...max(1, Int(rest[0]) ?? 1) { leases.append(try await gpu.acquire(for: "one-off-\(index)")) }
           say("held")
           try await Task.sleep(for: .seconds(600))
           withExtendedLifetime(leases) {}

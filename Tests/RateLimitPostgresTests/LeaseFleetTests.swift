@@ -109,6 +109,52 @@
       }
     }
 
+    /// A holder killed with SIGKILL while it holds leases on fifty keys that nobody uses again: once they expired,
+    /// another process's next decision of the name sweeps their rows, so that the database keeps only the keys
+    /// in use (before: the rows stayed until a statement on the same key, which never came). A lease held and
+    /// renewed meanwhile is never swept.
+    @Test func aKilledHoldersLeasesOnKeysNobodyUsesAgainAreSwept() async throws {
+      guard let url = TestDatabase.url else {
+        _ = TestDatabase.configuration()
+        return
+      }
+      _ = try await TestDatabase.withClient { client in
+        let name = TestDatabase.uniqueName()
+        let leaseTimeout = Duration.seconds(1)
+        let worker = Self.start([url, name, "1", "1000", "spread", "50"])
+        let pid = try #require(worker.pid)
+        defer {
+          kill(pid, SIGKILL)
+          _ = wait(for: pid, atMost: .seconds(5))
+        }
+        #expect(try await Self.waitFor("held", in: worker.output), "\(Self.read(worker.errors))")
+        /// The name's rows whose key starts with `prefix`.
+        func rows(_ prefix: String) async throws -> Int64 {
+          let query: PostgresQuery = """
+            SELECT count(*)::bigint FROM ratelimit_leases WHERE name = \(ByteBuffer(string: name)) \
+            AND substring(key FROM 1 FOR \(Int32(prefix.utf8.count))) = \(ByteBuffer(string: prefix))
+            """
+          for try await count in try await client.query(query).decode(Int64.self) { return count }
+          return -1
+        }
+        #expect(try await rows("one-off-") == 50)
+        let here = PostgresConcurrencyLimiter(
+          client: client, name: name, limit: 1, leaseTimeout: leaseTimeout, timeout: TestDatabase.timeout)
+        let live = try #require(try await here.tryAcquire(for: "live"))
+        kill(pid, SIGKILL)
+        try await Task.sleep(for: leaseTimeout * 1.5)
+        let other = try #require(try await here.tryAcquire(for: "other"))
+        other.release()
+        let end = ContinuousClock.now + .seconds(5)
+        while try await rows("one-off-") > 0, ContinuousClock.now < end {
+          try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try await rows("one-off-") == 0, "the killed holder's rows of keys one-off-…")
+        #expect(try await here.inUse(for: "live") == 1)
+        live.release()
+      }
+    }
+
     /// A holder frozen with SIGSTOP longer than leaseTimeout loses its leases (another process takes the permit),
     /// and once it runs again, its renewal logs an error naming the name and the key; its release does nothing.
     @Test func aFrozenHolderLosesItsLeasesAndLogsIt() async throws {

@@ -113,4 +113,31 @@
 
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
   }
+
+  /// The name's expired rows, at most `batch` of them, rows another statement holds skipped (it never waits on
+  /// a decision, nor one on it): how many it deleted. An expired row counts for nothing, so deleting it without
+  /// its key's lock changes no decision.
+  struct LeaseSweepStatement: PostgresPreparedStatement {
+    static let sql = """
+      WITH gone AS (
+        DELETE FROM ratelimit_leases WHERE id IN (
+          SELECT id FROM ratelimit_leases WHERE name = $1 AND expires <= ratelimit_clock()
+          LIMIT $2 FOR UPDATE SKIP LOCKED)
+        RETURNING 1)
+      SELECT count(*)::bigint FROM gone
+      """
+    typealias Row = Int64
+
+    var name: ByteBuffer
+    var batch: Int64
+
+    func makeBindings() -> PostgresBindings {
+      var bindings = PostgresBindings(capacity: 2)
+      bindings.append(name)
+      bindings.append(batch)
+      return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
+  }
 #endif

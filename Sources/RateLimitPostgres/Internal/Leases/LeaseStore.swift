@@ -12,6 +12,7 @@
   /// | the leases held, renewed every `leaseTimeout / 4` while any is held; none: no background work | ``HeldLeases`` |
   /// | releases: one statement each batch, sent at once, carried by the next decision when it comes first | ``PendingReleases`` |
   /// | a waiter woken by `lease:` notifications (``RefusalListener``) | ``WakeSignal`` |
+  /// | the name's expired rows, swept after a decision at most once per `leaseTimeout` | `LeaseSweep.swift` |
   final class LeaseStore: PreparedOnce {
     let client: PostgresClient
     let name: String
@@ -34,6 +35,8 @@
     let revocations = LockedValue(LeaseRevocations())
     /// This process's waiters by key, to wake when the key's line moves.
     let waiters = LockedValue([[UInt8]: [ObjectIdentifier: WakeSignal]]())
+    /// When this limiter last started a sweep of the name's expired rows (`LeaseSweep.swift`).
+    let sweptAt = LockedValue<ContinuousClock.Instant?>(nil)
     /// Whether the listener listens (``RefusalListener``): if not, this process's own releases wake its waiters.
     let isNotified = LockedValue(false)
 
@@ -92,6 +95,7 @@
         let row = try await firstRow(of: statement, outageKey: String(buffer: key))
         released(carried)
         adopt(row.limit)
+        sweepIfDue()
         if row.state == .granted, let id = row.id {
           held.withLock { $0.leases[id] = HeldLeases.Entry(key: String(buffer: key), renewedAt: sentAt) }
           startRenewingIfNeeded()

@@ -4,8 +4,9 @@
   ///
   /// One row per lease and per waiter (`ratelimit_leases`), in arrival order (`id`, from a sequence): a waiter is a
   /// row not `held` yet. Every row expires on the database's clock, `ttl` nanoseconds after it was granted or last
-  /// renewed (`expires`); an expired row counts for nothing and is deleted by the next statement on its key. Every
-  /// change of a key's rows takes the key's transaction-scoped advisory lock first (its own seed: a rate limit and a
+  /// renewed (`expires`); an expired row counts for nothing and is deleted by the next statement on its key, or by
+  /// the sweep that follows a limiter's decisions (`LeaseSweep.swift`, without the key's lock). Every change of a
+  /// key's rows takes the key's transaction-scoped advisory lock first (its own seed: a rate limit and a
   /// concurrency limit of one name never share a lock), then serves the waiters that fit
   /// (`ratelimit_lease_serve_v2`), in order, and notifies channel `ratelimit_v1` with the payload
   /// `lease:<name-hex>:<key-hex>` (or `lease:<name-hex>` after an update) when anyone was served, so that every
