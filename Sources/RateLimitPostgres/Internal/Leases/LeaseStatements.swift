@@ -45,18 +45,7 @@
     var token: Int64
 
     func makeBindings() -> PostgresBindings {
-      var bindings = PostgresBindings(capacity: 10)
-      bindings.append(name)
-      bindings.append(key)
-      bindings.append(permits)
-      bindings.append(limit)
-      bindings.append(ttl)
-      bindings.append(wait)
-      bindings.append(waiter)
-      bindings.append(releases)
-      bindings.append(lockTimeout)
-      bindings.append(token)
-      return bindings
+      PostgresBindings(name, key, permits, limit, ttl, wait, waiter, releases, lockTimeout, token)
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
@@ -78,14 +67,7 @@
     var release: [Int64]
     var ttl: Int64
 
-    func makeBindings() -> PostgresBindings {
-      var bindings = PostgresBindings(capacity: 4)
-      bindings.append(name)
-      bindings.append(renew)
-      bindings.append(release)
-      bindings.append(ttl)
-      return bindings
-    }
+    func makeBindings() -> PostgresBindings { PostgresBindings(name, renew, release, ttl) }
 
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
   }
@@ -101,15 +83,7 @@
     var ttl: Int64
     var lockTimeout: String
 
-    func makeBindings() -> PostgresBindings {
-      var bindings = PostgresBindings(capacity: 5)
-      bindings.append(name)
-      bindings.append(keys)
-      bindings.append(tokens)
-      bindings.append(ttl)
-      bindings.append(lockTimeout)
-      return bindings
-    }
+    func makeBindings() -> PostgresBindings { PostgresBindings(name, keys, tokens, ttl, lockTimeout) }
 
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
   }
@@ -131,12 +105,7 @@
     var name: ByteBuffer
     var batch: Int64
 
-    func makeBindings() -> PostgresBindings {
-      var bindings = PostgresBindings(capacity: 2)
-      bindings.append(name)
-      bindings.append(batch)
-      return bindings
-    }
+    func makeBindings() -> PostgresBindings { PostgresBindings(name, batch) }
 
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
   }

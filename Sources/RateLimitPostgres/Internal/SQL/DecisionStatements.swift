@@ -24,16 +24,7 @@
     var id: Int64?
 
     func makeBindings() -> PostgresBindings {
-      var bindings = PostgresBindings(capacity: 12)
-      key.append(to: &bindings)
-      bindings.append(permits)
-      bindings.append(now)
-      bindings.append(maxDelay)
-      bindings.append(mode)
-      bindings.append(sweep)
-      bindings.append(lockTimeout)
-      bindings.append(id)
-      return bindings
+      PostgresBindings(key, permits, now, maxDelay, mode, sweep, lockTimeout, id)
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
@@ -78,20 +69,7 @@
     var ids: [Int64]
 
     func makeBindings() -> PostgresBindings {
-      var bindings = PostgresBindings(capacity: 12)
-      bindings.append(name)
-      bindings.append(keys)
-      bindings.append(limit)
-      bindings.append(window)
-      bindings.append(burst)
-      bindings.append(permits)
-      bindings.append(now)
-      bindings.append(maxDelays)
-      bindings.append(modes)
-      bindings.append(sweep)
-      bindings.append(lockTimeout)
-      bindings.append(ids)
-      return bindings
+      PostgresBindings(name, keys, limit, window, burst, permits, now, maxDelays, modes, sweep, lockTimeout, ids)
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
@@ -124,8 +102,8 @@
 
     func makeBindings() -> PostgresBindings {
       var bindings = parts.makeBindings()
-      bindings.append(shadow)
-      bindings.append(penalties)
+      shadow.append(to: &bindings)
+      penalties.append(to: &bindings)
       return bindings
     }
 
@@ -164,18 +142,7 @@
     var ids: [Int64]
 
     func makeBindings() -> PostgresBindings {
-      var bindings = PostgresBindings(capacity: 10)
-      bindings.append(names)
-      bindings.append(key)
-      bindings.append(limits)
-      bindings.append(windows)
-      bindings.append(bursts)
-      bindings.append(permits)
-      bindings.append(nows)
-      bindings.append(clocks)
-      bindings.append(lockTimeout)
-      bindings.append(ids)
-      return bindings
+      PostgresBindings(names, key, limits, windows, bursts, permits, nows, clocks, lockTimeout, ids)
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
@@ -203,15 +170,7 @@
     var now: Int64?
     var lockTimeout: String
 
-    func makeBindings() -> PostgresBindings {
-      var bindings = PostgresBindings(capacity: 9)
-      key.append(to: &bindings)
-      bindings.append(permits)
-      bindings.append(id)
-      bindings.append(now)
-      bindings.append(lockTimeout)
-      return bindings
-    }
+    func makeBindings() -> PostgresBindings { PostgresBindings(key, permits, id, now, lockTimeout) }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
       let row = row.makeRandomAccess()

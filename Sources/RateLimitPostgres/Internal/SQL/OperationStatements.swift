@@ -19,14 +19,7 @@
     var now: Int64?
     var lockTimeout: String
 
-    func makeBindings() -> PostgresBindings {
-      var bindings = PostgresBindings(capacity: 8)
-      key.append(to: &bindings)
-      bindings.append(permits)
-      bindings.append(now)
-      bindings.append(lockTimeout)
-      return bindings
-    }
+    func makeBindings() -> PostgresBindings { PostgresBindings(key, permits, now, lockTimeout) }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
       let row = row.makeRandomAccess()
@@ -51,16 +44,7 @@
     var lockTimeout: String
     var until: Int64?
 
-    func makeBindings() -> PostgresBindings {
-      var bindings = PostgresBindings(capacity: 10)
-      key.append(to: &bindings)
-      bindings.append(operation)
-      bindings.append(amount)
-      bindings.append(now)
-      bindings.append(lockTimeout)
-      bindings.append(until)
-      return bindings
-    }
+    func makeBindings() -> PostgresBindings { PostgresBindings(key, operation, amount, now, lockTimeout, until) }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
       try KeyAfter(row.makeRandomAccess())
@@ -87,16 +71,7 @@
     var id: Int64
     var penalty: Int64
 
-    func makeBindings() -> PostgresBindings {
-      var bindings = PostgresBindings(capacity: 10)
-      key.append(to: &bindings)
-      bindings.append(permits)
-      bindings.append(now)
-      bindings.append(lockTimeout)
-      bindings.append(id)
-      bindings.append(penalty)
-      return bindings
-    }
+    func makeBindings() -> PostgresBindings { PostgresBindings(key, permits, now, lockTimeout, id, penalty) }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
       let row = row.makeRandomAccess()
@@ -118,13 +93,7 @@
     var id: Int64
     var now: Int64?
 
-    func makeBindings() -> PostgresBindings {
-      var bindings = PostgresBindings(capacity: 7)
-      key.append(to: &bindings)
-      bindings.append(id)
-      bindings.append(now)
-      return bindings
-    }
+    func makeBindings() -> PostgresBindings { PostgresBindings(key, id, now) }
 
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int32.self) }
   }
@@ -150,13 +119,7 @@
     var key: ByteBuffer
     var now: Int64?
 
-    func makeBindings() -> PostgresBindings {
-      var bindings = PostgresBindings(capacity: 3)
-      bindings.append(name)
-      bindings.append(key)
-      bindings.append(now)
-      return bindings
-    }
+    func makeBindings() -> PostgresBindings { PostgresBindings(name, key, now) }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
       let row = row.makeRandomAccess()
@@ -178,23 +141,13 @@
     var lockTimeout: String
     var until: Int64?
 
-    func makeBindings() -> PostgresBindings {
-      var bindings = PostgresBindings(capacity: 7)
-      bindings.append(name)
-      bindings.append(limit)
-      bindings.append(window)
-      bindings.append(burst)
-      bindings.append(now)
-      bindings.append(lockTimeout)
-      bindings.append(until)
-      return bindings
-    }
+    func makeBindings() -> PostgresBindings { PostgresBindings(name, limit, window, burst, now, lockTimeout, until) }
 
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int32.self) }
   }
 
   /// A booking whose caller gave up waiting, taken back whether or not its decision has run yet
-  /// (`ratelimit_revoke_v4`, `Revocations`).
+  /// (`ratelimit_revoke_v4`, `Revocation`).
   struct RevokeStatement: PostgresPreparedStatement {
     static let sql = "SELECT 1 FROM ratelimit_revoke_v4($1, $2, $3, $4, $5, $6, $7)"
     typealias Row = Int32
@@ -203,13 +156,7 @@
     var id: Int64
     var lockTimeout: String
 
-    func makeBindings() -> PostgresBindings {
-      var bindings = PostgresBindings(capacity: 7)
-      key.append(to: &bindings)
-      bindings.append(id)
-      bindings.append(lockTimeout)
-      return bindings
-    }
+    func makeBindings() -> PostgresBindings { PostgresBindings(key, id, lockTimeout) }
 
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int32.self) }
   }
@@ -223,13 +170,7 @@
     var now: Int64?
     var batch: Int32
 
-    func makeBindings() -> PostgresBindings {
-      var bindings = PostgresBindings(capacity: 3)
-      bindings.append(name)
-      bindings.append(now)
-      bindings.append(batch)
-      return bindings
-    }
+    func makeBindings() -> PostgresBindings { PostgresBindings(name, now, batch) }
 
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int32.self) }
   }
@@ -249,12 +190,7 @@
     var name: ByteBuffer
     var now: Int64?
 
-    func makeBindings() -> PostgresBindings {
-      var bindings = PostgresBindings(capacity: 2)
-      bindings.append(name)
-      bindings.append(now)
-      return bindings
-    }
+    func makeBindings() -> PostgresBindings { PostgresBindings(name, now) }
 
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
   }

@@ -5,7 +5,7 @@
 
   /// What every statement on one key of one name is sent with: the name, the key, this limiter's parameters
   /// (the stored rule decides; these are for a name not stored yet).
-  struct KeyArguments: Sendable {
+  struct KeyArguments: Sendable, StatementArgument {
     var name: ByteBuffer
     var key: ByteBuffer
     var limit: Int64
@@ -13,11 +13,7 @@
     var burst: Int64?
 
     func append(to bindings: inout PostgresBindings) {
-      bindings.append(name)
-      bindings.append(key)
-      bindings.append(limit)
-      bindings.append(window)
-      bindings.append(burst)
+      for argument: any StatementArgument in [name, key, limit, window, burst] { argument.append(to: &bindings) }
     }
   }
 
