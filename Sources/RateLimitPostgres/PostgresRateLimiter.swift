@@ -100,16 +100,14 @@
     ///   - logger: Where the limiter logs: an outage's start at `warning` and its end at `info` (once each), a
     ///     stored rule other than this limiter's at `warning` (once); at `debug`, a `prepare()` that created or
     ///     migrated the schema, revocations given up. By default the task-local `Logger.current` at init.
-    public init(
+    public convenience init(
       client: PostgresClient, name: String, limit: Int, per window: Duration, time: Time = .database,
       whenUnavailable: WhenUnavailable = .throwError, timeout: Duration = .milliseconds(250),
       localRefusals: Bool = true, logger: Logger? = nil
     ) {
-      (self.name, self.time, self.whenUnavailable, self.timeout) = (name, time, whenUnavailable, timeout)
-      door = Self.checked(name, limit, window, nil, timeout)
-      store = PostgresPermitStore(
-        client: client, name: name, door: door, clock: time.clock, timeout: timeout, localRefusals: localRefusals,
-        fallback: whenUnavailable.limiter, logger: logger ?? Logger.current)
+      self.init(
+        client: client, name: name, limit: limit, window: window, burst: nil, time: time,
+        whenUnavailable: whenUnavailable, timeout: timeout, localRefusals: localRefusals, logger: logger)
     }
 
     /// Creates a token bucket: one permit every `window / limit` on average, up to `burst` at once; starts full.
@@ -130,10 +128,20 @@
     ///   - logger: Where the limiter logs: an outage's start at `warning` and its end at `info` (once each), a
     ///     stored rule other than this limiter's at `warning` (once); at `debug`, a `prepare()` that created or
     ///     migrated the schema, revocations given up. By default the task-local `Logger.current` at init.
-    public init(
+    public convenience init(
       client: PostgresClient, name: String, limit: Int, per window: Duration, burst: Int, time: Time = .database,
       whenUnavailable: WhenUnavailable = .throwError, timeout: Duration = .milliseconds(250),
       localRefusals: Bool = true, logger: Logger? = nil
+    ) {
+      self.init(
+        client: client, name: name, limit: limit, window: window, burst: burst, time: time,
+        whenUnavailable: whenUnavailable, timeout: timeout, localRefusals: localRefusals, logger: logger)
+    }
+
+    /// Both rules' limiter (`burst` `nil`: a sliding window).
+    private init(
+      client: PostgresClient, name: String, limit: Int, window: Duration, burst: Int?, time: Time,
+      whenUnavailable: WhenUnavailable, timeout: Duration, localRefusals: Bool, logger: Logger?
     ) {
       (self.name, self.time, self.whenUnavailable, self.timeout) = (name, time, whenUnavailable, timeout)
       door = Self.checked(name, limit, window, burst, timeout)

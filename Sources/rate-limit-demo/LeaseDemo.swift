@@ -48,18 +48,12 @@
         case ("exact", 2):
           return try await exact(
             client, (1...limit).map { limiter("\(name)-\($0)", $0) }, Int(rest[0]) ?? 1, Int(rest[1]) ?? 0)
-        case ("hold", 1):
+        case ("hold", 1), ("spread", 1):
           let gpu = limiter(name, limit)
           var leases: [Lease] = []
-          for _ in 0..<(Int(rest[0]) ?? 1) { leases.append(try await gpu.acquire(for: "k")) }
-          say("held")
-          try await Task.sleep(for: .seconds(600))
-          withExtendedLifetime(leases) {}
-          return 0
-        case ("spread", 1):
-          let gpu = limiter(name, limit)
-          var leases: [Lease] = []
-          for index in 1...max(1, Int(rest[0]) ?? 1) { leases.append(try await gpu.acquire(for: "one-off-\(index)")) }
+          for index in 1...max(1, Int(rest[0]) ?? 1) {
+            leases.append(try await gpu.acquire(for: arguments[5] == "hold" ? "k" : "one-off-\(index)"))
+          }
           say("held")
           try await Task.sleep(for: .seconds(600))
           withExtendedLifetime(leases) {}

@@ -21,15 +21,20 @@ func write(_ text: String, to path: String) throws(WriteError) {
   guard written == text.utf8.count else { throw WriteError(path: path) }
 }
 
+/// Exits (2) saying that `option` needs the package trait `trait`.
+func needsTrait(_ trait: String, _ option: String, _ argument: String) -> Never {
+  var line =
+    "rate-limit-demo: \(option) needs the \(trait) trait: swift run --traits \(trait) rate-limit-demo \(option) \(argument)\n"
+  line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+  exit(2)
+}
+
 // One limit across a fleet (PostgreSQL): built with the Postgres trait only.
 if let first = CommandLine.arguments.dropFirst().first, first.hasPrefix("--fleet") {
   #if Postgres
     exit(await FleetDemo.run(Array(CommandLine.arguments.dropFirst())))
   #else
-    var line =
-      "rate-limit-demo: \(first) needs the Postgres trait: swift run --traits Postgres rate-limit-demo \(first) <postgres-url>\n"
-    line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
-    exit(2)
+    needsTrait("Postgres", first, "<postgres-url>")
   #endif
 }
 
@@ -45,10 +50,7 @@ if let first = CommandLine.arguments.dropFirst().first, first == "--serve" {
   #if Hummingbird
     exit(await ServeDemo.run(Array(CommandLine.arguments.dropFirst())))
   #else
-    var line =
-      "rate-limit-demo: --serve needs the Hummingbird trait: swift run --traits Hummingbird rate-limit-demo --serve <port>\n"
-    line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
-    exit(2)
+    needsTrait("Hummingbird", first, "<port>")
   #endif
 }
 

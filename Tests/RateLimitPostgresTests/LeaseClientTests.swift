@@ -56,7 +56,7 @@
       var seen = ""
       while !idle && ContinuousClock.now - shutDown < .seconds(3) {
         try await Task.sleep(for: .milliseconds(50))
-        let releases = limiter.store.releases.withLock { $0.items.isEmpty && !$0.isSending }
+        let releases = limiter.store.releases.isIdle
         let held = limiter.store.held.withLock { $0.leases.isEmpty && $0.renewing == nil }
         idle = releases && held
         seen = "releases idle \(releases), renewals idle \(held)"

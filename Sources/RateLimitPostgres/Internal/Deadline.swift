@@ -4,7 +4,7 @@
   /// Runs `operation`, or throws ``DecisionTimedOut`` once `timeout` has passed, whichever comes first; the
   /// deadline is an entry of `timer` (one timer a limiter, not a task a decision). When the deadline wins, the
   /// operation is cancelled (a statement still queued for a connection is never sent); a statement already sent
-  /// may still run, and its booking is revoked (see ``Revocations``).
+  /// may still run, and its booking is revoked (see ``Revocation``).
   func withDeadline<Value: Sendable>(
     _ timeout: Duration, on timer: DeadlineTimer, _ operation: @escaping @Sendable () async throws -> Value
   ) async throws -> Value {

@@ -76,11 +76,6 @@
       localRefusals?.refusal(for: key, at: now)
     }
 
-    /// Revokes booking `id` (`ratelimit_revoke_v4`) in the background: see ``Revocations``.
-    func revokeLater(_ id: Int64, key: ByteBuffer) {
-      revocations.add(id, key: key, store: self)
-    }
-
     /// The one rule for a statement that failed: once sent, it may run (or have run) without its caller, so the
     /// bookings it carried (each with its store) are revoked once the database answers; one never sent booked
     /// nothing. Every decision that books (`ask`, a penalised decision, a joint one) calls it.

@@ -41,8 +41,8 @@
     let outage = Outage()
     /// Decisions queued while one of this limiter's statements is in flight, to go together in the next.
     let coalescer = Coalescer()
-    /// Bookings given up on, revoked in the background while the store lives.
-    let revocations = Revocations()
+    /// Bookings given up on, revoked in the background while the store lives (``Revocation``).
+    let revocations = Revocation.queue()
     /// Every decision's deadline (one timer, not a task a decision).
     let deadlines = DeadlineTimer()
     /// Keys the database refused, answered here until they can grant again; `nil` with `localRefusals: false`.

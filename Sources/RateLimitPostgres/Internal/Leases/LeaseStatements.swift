@@ -68,8 +68,6 @@
     var ttl: Int64
 
     func makeBindings() -> PostgresBindings { PostgresBindings(name, renew, release, ttl) }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
   }
 
   /// What callers that gave up on their statements would hold if those ran late (`ratelimit_lease_revoke_v1`).
@@ -84,8 +82,6 @@
     var lockTimeout: String
 
     func makeBindings() -> PostgresBindings { PostgresBindings(name, keys, tokens, ttl, lockTimeout) }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
   }
 
   /// The name's expired rows, at most `batch` of them, rows another statement holds skipped (it never waits on
@@ -106,7 +102,5 @@
     var batch: Int64
 
     func makeBindings() -> PostgresBindings { PostgresBindings(name, batch) }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
   }
 #endif

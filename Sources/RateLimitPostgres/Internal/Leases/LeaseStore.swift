@@ -10,7 +10,7 @@
   /// | piece | where |
   /// |---|---|
   /// | the leases held, renewed every `leaseTimeout / 4` while any is held; none: no background work | ``HeldLeases`` |
-  /// | releases: one statement each batch, sent at once, carried by the next decision when it comes first | ``PendingReleases`` |
+  /// | releases: one statement each batch, sent at once, carried by the next decision when it comes first | ``LeaseRelease`` |
   /// | a waiter woken by `lease:` notifications (``RefusalListener``) | ``WakeSignal`` |
   /// | the name's expired rows, swept after a decision at most once per `leaseTimeout` | `LeaseSweep.swift` |
   final class LeaseStore: PreparedOnce {
@@ -30,9 +30,10 @@
     let logger: Logger
     let preparation = LockedValue(Preparation.idle)
     let held = LockedValue(HeldLeases())
-    let releases = LockedValue(PendingReleases())
-    /// Tokens of statements given up on, to revoke (``LeaseRevocations``).
-    let revocations = LockedValue(LeaseRevocations())
+    /// Releases not sent yet (``LeaseRelease``).
+    let releases = BackgroundBatches<LeaseRelease>()
+    /// Tokens of statements given up on, to revoke (``LeaseRevocation``).
+    let revocations = BackgroundBatches<LeaseRevocation>()
     /// This process's waiters by key, to wake when the key's line moves.
     let waiters = LockedValue([[UInt8]: [ObjectIdentifier: WakeSignal]]())
     /// When this limiter last started a sweep of the name's expired rows (`LeaseSweep.swift`).
@@ -84,7 +85,7 @@
     /// flight, if any: a release never reaches the database after a later statement of its limiter).
     func acquire(_ permits: Int, key: ByteBuffer, wait: Bool, waiter: Int64 = 0) async throws -> LeaseRow {
       try await prepareIfNeeded()
-      let carried = await releasesBeforeStatement()
+      let carried = await releases.takeBeforeStatement()
       // The new row's token, chosen here, so that a statement this caller gives up on holds nothing if it runs late.
       let token = Int64.random(in: 1...Int64.max)
       let statement = LeaseAcquireStatement(
@@ -157,7 +158,7 @@
     /// expired (no longer held here) releases nothing.
     func release(_ id: Int64) {
       guard let entry = held.withLock({ $0.leases.removeValue(forKey: id) }) else { return }
-      enqueue([PendingReleases.Item(id: id, key: Array(entry.key.utf8), until: entry.renewedAt + leaseTimeout)])
+      enqueue([LeaseRelease(id: id, key: Array(entry.key.utf8), until: entry.renewedAt + leaseTimeout)])
     }
 
     func startRenewingIfNeeded() {
@@ -225,120 +226,58 @@
 
   // MARK: - Releases
 
-  /// Releases not sent yet, and whether a statement sending some is in flight.
-  struct PendingReleases {
-    struct Item {
-      var id: Int64
-      var key: [UInt8]
-      /// When the lease would have expired: a release still unsent then is dropped (the database expires it).
-      var until: ContinuousClock.Instant
-    }
-
-    var items: [Item] = []
-    /// Whether a task sends the queued releases (it ends when none is left).
-    var isSending = false
-    /// Whether that task's statement is in flight: a later statement waits for it.
-    var inFlight = false
-    /// Statements waiting for the one in flight to end.
-    var waiting: [CheckedContinuation<Void, Never>] = []
+  /// A lease released here whose release the database does not have yet.
+  struct LeaseRelease: Sendable {
+    var id: Int64
+    var key: [UInt8]
+    /// When the lease would have expired: a release still unsent then is dropped (the database expires it).
+    var until: ContinuousClock.Instant
   }
 
   extension LeaseStore {
-    /// Queues `items` and starts sending them (one statement a batch) unless a task sends already. A decision
-    /// that comes first carries them instead (one round trip for both).
-    func enqueue(_ items: [PendingReleases.Item]) {
-      let start = releases.withLock { state -> Bool in
-        state.items.append(contentsOf: items)
-        if state.isSending { return false }
-        state.isSending = true
-        return true
-      }
-      if start { Task { await sendReleases() } }
-    }
-
-    /// Sends the queued releases, a batch a statement, until none is queued; a batch the database cannot take
-    /// is tried again (after 50 ms) until its leases would have expired.
-    private func sendReleases() async {
-      while true {
-        let batch = releases.withLock { state -> [PendingReleases.Item] in
-          let now = ContinuousClock.now
-          let batch = state.items.filter { $0.until > now }
-          state.items = []
-          if batch.isEmpty { state.isSending = false } else { state.inFlight = true }
-          return batch
-        }
-        if batch.isEmpty { return }
-        let statement = LeaseKeepStatement(name: nameBytes, renew: [], release: batch.map(\.id), ttl: ttl)
-        var (failed, clientGone) = (false, false)
+    /// Queues `items`, sent in the background a batch a statement (``BackgroundBatches``) unless a decision that
+    /// comes first carries them (one round trip for both); a batch the database cannot take is tried again
+    /// (after 50 ms) until its leases would have expired; a shut-down client takes nothing more (the database
+    /// expires them).
+    func enqueue(_ items: [LeaseRelease]) {
+      releases.add(items) { [self] batch in
+        let now = ContinuousClock.now
+        let live = batch.filter { $0.until > now }
+        if live.isEmpty { return .sent }
         do {
-          _ = try await run(within: timeout) { client in
-            for try await _ in try await client.execute(statement) {}
-            return true
-          }
-          released(batch)
+          try await send(live)
+          return .sent
         } catch {
-          failed = true
-          clientGone = isClientGone(error)
-        }
-        let waiting = releases.withLock { state -> [CheckedContinuation<Void, Never>] in
-          // A shut-down client takes nothing more: the database expires the leases.
-          if clientGone {
-            (state.items, state.isSending) = ([], false)
-          } else if failed {
-            state.items.insert(contentsOf: batch, at: 0)
-          }
-          state.inFlight = false
-          defer { state.waiting = [] }
-          return state.waiting
-        }
-        for continuation in waiting { continuation.resume() }
-        if clientGone { return }
-        if failed { try? await Task.sleep(for: .milliseconds(50)) }
-      }
-    }
-
-    /// The releases a statement carries: those queued, taken once no release statement is in flight. Checked
-    /// again after each wait, in the same lock as the taking: the sending task, woken with the waiters, may have
-    /// taken the queue and sent it first, and a statement sent beside that one could run before its releases.
-    func releasesBeforeStatement() async -> [PendingReleases.Item] {
-      while true {
-        let ready = releases.withLock { state -> [PendingReleases.Item]? in
-          if state.inFlight { return nil }
-          defer { state.items = [] }
-          return state.items
-        }
-        if let ready { return ready }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-          let now = releases.withLock { state -> Bool in
-            if !state.inFlight { return true }
-            state.waiting.append(continuation)
-            return false
-          }
-          if now { continuation.resume() }
+          return isClientGone(error) ? .stop { _ in } : .failed(putBack: live, pause: .milliseconds(50))
         }
       }
     }
 
     /// Sends the queued releases now, in a statement of their own (`inUse`, `update`).
     func sendReleasesNow() async throws {
-      let carried = await releasesBeforeStatement()
+      let carried = await releases.takeBeforeStatement()
       if carried.isEmpty { return }
-      let statement = LeaseKeepStatement(name: nameBytes, renew: [], release: carried.map(\.id), ttl: ttl)
       do {
-        _ = try await run(within: timeout) { client in
-          for try await _ in try await client.execute(statement) {}
-          return true
-        }
-        released(carried)
+        try await send(carried)
       } catch {
         enqueue(carried)
         throw error
       }
     }
 
+    /// One statement releasing `items`.
+    private func send(_ items: [LeaseRelease]) async throws {
+      let statement = LeaseKeepStatement(name: nameBytes, renew: [], release: items.map(\.id), ttl: ttl)
+      _ = try await run(within: timeout) { client in
+        for try await _ in try await client.execute(statement) {}
+        return true
+      }
+      released(items)
+    }
+
     /// Releases the database has: without a listener (no notification will come), this process's waiters for
     /// their keys check again now.
-    func released(_ items: [PendingReleases.Item]) {
+    func released(_ items: [LeaseRelease]) {
       guard !items.isEmpty, !isNotified.withLock({ $0 }) else { return }
       for key in Set(items.map(\.key)) { wake(key: key) }
     }

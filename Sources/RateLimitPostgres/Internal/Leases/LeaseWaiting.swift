@@ -59,7 +59,7 @@
   extension LeaseStore {
     /// A waiter gives its place back (and the lease, if it was served meanwhile): a release, sent as one.
     func giveUp(_ id: Int64, key: ByteBuffer) {
-      enqueue([PendingReleases.Item(id: id, key: Array(key.readableBytesView), until: .now + leaseTimeout)])
+      enqueue([LeaseRelease(id: id, key: Array(key.readableBytesView), until: .now + leaseTimeout)])
     }
   }
 #endif

@@ -192,7 +192,5 @@
     var parts: DecideAllStatement
 
     func makeBindings() -> PostgresBindings { parts.makeBindings() }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int32.self) }
   }
 #endif

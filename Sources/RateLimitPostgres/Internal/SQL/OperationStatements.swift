@@ -94,8 +94,6 @@
     var now: Int64?
 
     func makeBindings() -> PostgresBindings { PostgresBindings(key, id, now) }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int32.self) }
   }
 #endif
 
@@ -142,8 +140,6 @@
     var until: Int64?
 
     func makeBindings() -> PostgresBindings { PostgresBindings(name, limit, window, burst, now, lockTimeout, until) }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int32.self) }
   }
 
   /// A booking whose caller gave up waiting, taken back whether or not its decision has run yet
@@ -157,8 +153,6 @@
     var lockTimeout: String
 
     func makeBindings() -> PostgresBindings { PostgresBindings(key, id, lockTimeout) }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int32.self) }
   }
 
   /// `sweep()`: up to `batch` rows of keys at rest deleted (`ratelimit_sweep`); how many.
@@ -171,8 +165,6 @@
     var batch: Int32
 
     func makeBindings() -> PostgresBindings { PostgresBindings(name, now, batch) }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int32.self) }
   }
 
   /// `count()`: the keys of a name not at rest, or blocked, judged under the name's latest rule.
@@ -191,7 +183,5 @@
     var now: Int64?
 
     func makeBindings() -> PostgresBindings { PostgresBindings(name, now) }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
   }
 #endif

@@ -2,7 +2,7 @@
   import PostgresNIO
 
   /// A value a prepared statement is sent with. A statement's `makeBindings()` lists its values in the order of
-  /// their `$n`, once: `PostgresBindings(key, permits, now, …)`.
+  /// their `$n`, once: `PostgresBindings(key, permits, now, …)`; a statement of one column decodes it by default.
   protocol StatementArgument {
     func append(to bindings: inout PostgresBindings)
   }
@@ -21,6 +21,11 @@
   /// `NULL` when `nil`.
   extension Optional: StatementArgument where Wrapped: PostgresDynamicTypeEncodable {
     func append(to bindings: inout PostgresBindings) { bindings.append(self) }
+  }
+
+  extension PostgresPreparedStatement where Row: PostgresDecodable {
+    /// A statement of one column (`Int32`, `Int64`): its value.
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
   }
 
   extension PostgresBindings {
