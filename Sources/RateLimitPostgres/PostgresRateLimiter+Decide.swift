@@ -130,7 +130,8 @@
     /// refusal with nothing known of the key (`remaining` 0).
     func reportWithoutBooking(_ permits: Int, key: ByteBuffer) async throws -> RateLimitDecision {
       try await answering {
-        var decision = report(try await store.ask(.retryAfter, permits, key: key, maxDelay: nil))
+        let read = try await store.ask(.retryAfter, permits, key: key, maxDelay: nil, at: store.localClock.now)
+        var decision = report(read)
         if permits > capacity {
           decision.retryAfter = nil
         } else if decision.retryAfter == .zero {

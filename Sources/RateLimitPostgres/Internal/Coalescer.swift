@@ -110,6 +110,9 @@
     var key: ByteBuffer
     var maxDelay: Int64?
     var bookingID: Int64?
+    /// `localClock`'s reading at the door (when the decision sweeps, ``PostgresPermitStore/sweepIfDue(at:)``);
+    /// `nil` for a give-back, which never sweeps.
+    var localNow: Duration? = nil
   }
 
   /// A decision's answer as the database gives it.

@@ -1,12 +1,13 @@
 #if Postgres
   import RateLimit
 
-  /// Runs `operation`, or throws ``DecisionTimedOut`` once `timeout` has passed, whichever comes first; the
+  /// Runs `operation`, or throws ``DecisionTimedOut`` once `timeout` has passed since `start`, whichever comes first; the
   /// deadline is an entry of `timer` (one timer a limiter, not a task a decision). When the deadline wins, the
   /// operation is cancelled (a statement still queued for a connection is never sent); a statement already sent
   /// may still run, and its booking is revoked (see ``Revocation``).
   func withDeadline<Value: Sendable>(
-    _ timeout: Duration, on timer: DeadlineTimer, _ operation: @escaping @Sendable () async throws -> Value
+    _ timeout: Duration, from start: ContinuousClock.Instant = .now, on timer: DeadlineTimer,
+    _ operation: @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
     let race = LockedValue(Race<Value>())
     return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
@@ -16,7 +17,7 @@
         do { result = .success(try await operation()) } catch { result = .failure(error) }
         Race.finish(race, with: result)
       }
-      let deadline = timer.schedule(at: .now + timeout) {
+      let deadline = timer.schedule(at: start + timeout) {
         if Race.finish(race, with: .failure(DecisionTimedOut(timeout: timeout))) {
           race.withLock { $0.work }?.cancel()
         }

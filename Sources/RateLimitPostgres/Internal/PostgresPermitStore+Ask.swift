@@ -34,11 +34,11 @@
     /// Rows the automatic sweep deletes in one statement, at most.
     static let sweepBatch: Int32 = 1_000
 
-    /// The decision `mode` of `permits` for `key`, in one round trip (alone or coalesced). Remembering from
-    /// `sent` (`localClock`'s reading at the door), a refused `tryAcquire` of one permit is refused here until
-    /// it can grant. If the statement fails once sent, its booking is revoked.
+    /// The decision `mode` of `permits` for `key`, in one round trip (alone or coalesced), asked at `now`
+    /// (`localClock`'s reading at the door). `remembering`, a refused `tryAcquire` of one permit is refused here
+    /// from `now` until it can grant. If the statement fails once sent, its booking is revoked.
     func ask(
-      _ mode: Mode, _ permits: Int, key: ByteBuffer, maxDelay: Int64?, rememberingFrom sent: Duration? = nil
+      _ mode: Mode, _ permits: Int, key: ByteBuffer, maxDelay: Int64?, at now: Duration, remembering: Bool = false
     ) async throws -> Decision {
       try await prepareIfNeeded()
       // Read once prepared: preparing starts listening to other processes' operations, a new epoch.
@@ -47,16 +47,16 @@
       // be revoked whether or not the database has run it yet.
       let request = DecisionRequest(
         mode: mode, permits: Int64(permits), key: key, maxDelay: maxDelay,
-        bookingID: mode == .retryAfter ? nil : Int64.random(in: (1 << 62)...Int64.max))
+        bookingID: mode == .retryAfter ? nil : Int64.random(in: (1 << 62)...Int64.max), localNow: now)
       let row = try await answering {
         try await send(request)
       } whenUnavailable: { error in
         Self.revoke(request.bookingID.map { [(self, $0)] } ?? [], ifSent: error, key: key)
         throw error
       }
-      if let sent, let localRefusals, permits == 1, !row.booked, mode == .tryAcquire {
+      if remembering, let localRefusals, permits == 1, !row.booked, mode == .tryAcquire {
         localRefusals.refuse(
-          key, answeredAt: row.now, time: row.time, restAt: row.restAt, sent: sent, epoch: epoch)
+          key, answeredAt: row.now, time: row.time, restAt: row.restAt, sent: now, epoch: epoch)
       }
       return Decision(
         time: row.time, now: row.now, id: row.id ?? -1, booked: row.booked, remaining: row.remaining,
@@ -92,9 +92,8 @@
     }
 
     /// How many rows of keys at rest this decision sweeps first: a batch at most once per `window` (at least once
-    /// a minute), on `localClock`; 0 otherwise.
-    func sweepIfDue() -> Int32 {
-      let now = localClock.now
+    /// a minute), on `localClock` (`now`: its reading at the door); 0 otherwise.
+    func sweepIfDue(at now: Duration) -> Int32 {
       let interval = min(window, .seconds(60))
       return nextSweep.withLock { next in
         guard now >= next else { return 0 }
@@ -112,8 +111,18 @@
 
     /// What every statement on `key` is sent with: this limiter's name and parameters.
     func keyArguments(_ key: ByteBuffer) -> KeyArguments {
-      KeyArguments(
-        name: nameBytes, key: key, limit: Int64(limit), window: windowNanoseconds, burst: burst.map(Int64.init))
+      let rule = sentRule
+      return KeyArguments(name: nameBytes, key: key, limit: rule.limit, window: rule.window, burst: rule.burst)
+    }
+
+    /// The rule a statement is sent with (the stored one decides; this one for a name not stored yet): this
+    /// limiter's parameters now, read once, so that limit, window and burst are one rule's.
+    var sentRule: (limit: Int64, window: Int64, burst: Int64?) {
+      let parameters = door.parameters
+      return (
+        Int64(parameters.limit), max(1, wholeNanoseconds(parameters.window, roundingUp: true)),
+        parameters.burst.map(Int64.init)
+      )
     }
   }
 #endif

@@ -13,7 +13,9 @@
     /// deadline allows (and a lock not had is that key's refusal, never an outage). 4.1 waited in the lane: 14 of
     /// 20 fresh keys went to the policy behind one held key.
     func send(_ request: DecisionRequest) async throws -> DecisionRow {
-      let deadline = ContinuousClock.now + timeout
+      // The one reading of the continuous clock a lone decision makes: its deadline, the outage's "now".
+      let sent = ContinuousClock.now
+      let deadline = sent + timeout
       let slot = DecisionSlot()
       guard coalescer.sendsAtOnce(orQueue: PendingDecision(request: request, deadline: deadline, slot: slot)) else {
         do {
@@ -26,8 +28,8 @@
       do {
         result = .success(
           try await decide(
-            request, sweep: request.mode.sweeps ? sweepIfDue() : 0, within: timeout,
-            lockTimeout: Self.laneLockTimeout))
+            request, sweep: request.mode.sweeps ? sweepIfDue(at: request.localNow ?? localClock.now) : 0,
+            from: sent, within: timeout, lockTimeout: Self.laneLockTimeout))
       } catch {
         result = .failure(error)
       }
@@ -55,12 +57,13 @@
     private func decideOutsideTheLane(_ request: DecisionRequest, until deadline: ContinuousClock.Instant)
       async throws -> DecisionRow
     {
-      let left = deadline - .now
+      let now = ContinuousClock.now
+      let left = deadline - now
       let milliseconds = wholeNanoseconds(left, roundingUp: false) / 1_250_000
       guard milliseconds >= 1 else {
         throw Unavailable(error: .unavailable(underlying: KeyLockHeld()), wasSent: false)
       }
-      return try await decide(request, sweep: 0, within: left, lockTimeout: "\(milliseconds)ms")
+      return try await decide(request, sweep: 0, from: now, within: left, lockTimeout: "\(milliseconds)ms")
     }
 
     /// Sends what queued while a statement was in flight, batch after batch, until the queue is empty.
@@ -82,24 +85,30 @@
       let live = batch.filter { $0.slot.markSent() }
       guard let latest = live.map(\.deadline).max() else { return }
       coalescer.countStatement()
-      let sweep = live.contains { $0.request.mode.sweeps } ? sweepIfDue() : 0
-      let within = max(.zero, latest - .now)
+      let sweep =
+        live.contains { $0.request.mode.sweeps }
+        ? sweepIfDue(at: live.compactMap(\.request.localNow).max() ?? localClock.now) : 0
+      let now = ContinuousClock.now
+      let within = max(.zero, latest - now)
       do {
         if live.count == 1 {
           do {
-            let row = try await decide(live[0].request, sweep: sweep, within: within, lockTimeout: Self.laneLockTimeout)
+            let row = try await decide(
+              live[0].request, sweep: sweep, from: now, within: within, lockTimeout: Self.laneLockTimeout)
             live[0].slot.finish(.success(row))
           } catch  where Self.isKeyLockNotAvailable(error) {
             live[0].slot.finish(.failure(KeyLockHeld()))
           }
           return
         }
+        let rule = sentRule
         let statement = DecideManyStatement(
-          name: nameBytes, keys: live.map(\.request.key), limit: Int64(limit), window: windowNanoseconds,
-          burst: burst.map(Int64.init), permits: live.map(\.request.permits), now: nowSent,
+          name: nameBytes, keys: live.map(\.request.key), limit: rule.limit, window: rule.window,
+          burst: rule.burst, permits: live.map(\.request.permits), now: nowSent,
           maxDelays: live.map { $0.request.maxDelay ?? .max }, modes: live.map(\.request.mode.rawValue),
           sweep: sweep, lockTimeout: Self.laneLockTimeout, ids: live.map { $0.request.bookingID ?? 0 })
-        let rows = try await run(within: within, outageKey: String(buffer: live[0].request.key)) { client in
+        let rows = try await run(within: within, from: now, outageKey: String(buffer: live[0].request.key)) {
+          client in
           var rows: [DecideManyStatement.Row] = []
           for try await row in try await client.execute(statement) { rows.append(row) }
           return rows
@@ -133,26 +142,32 @@
 
     /// One decision, alone in its statement.
     private func decide(
-      _ request: DecisionRequest, sweep: Int32, within deadline: Duration, lockTimeout: String
+      _ request: DecisionRequest, sweep: Int32, from start: ContinuousClock.Instant, within deadline: Duration,
+      lockTimeout: String
     ) async throws -> DecisionRow {
-      if request.mode == .giveBack { return try await giveBack(request, within: deadline, lockTimeout: lockTimeout) }
+      if request.mode == .giveBack {
+        return try await giveBack(request, from: start, within: deadline, lockTimeout: lockTimeout)
+      }
       let statement = DecideStatement(
         key: keyArguments(request.key), permits: request.permits, now: nowSent, maxDelay: request.maxDelay,
         mode: request.mode.rawValue, sweep: sweep, lockTimeout: lockTimeout, id: request.bookingID)
-      let (row, stored) = try await firstRow(of: statement, within: deadline, outageKey: String(buffer: request.key))
+      let (row, stored) = try await firstRow(
+        of: statement, within: deadline, from: start, outageKey: String(buffer: request.key))
       sweptRows(row.swept)
       adopt(stored)
       return row
     }
 
     /// One give-back, alone in its statement (`ratelimit_undo_v5`): the key after it.
-    private func giveBack(_ request: DecisionRequest, within deadline: Duration, lockTimeout: String)
-      async throws -> DecisionRow
-    {
+    private func giveBack(
+      _ request: DecisionRequest, from start: ContinuousClock.Instant, within deadline: Duration,
+      lockTimeout: String
+    ) async throws -> DecisionRow {
       let statement = UndoStatement(
         key: keyArguments(request.key), permits: request.permits, id: request.bookingID ?? 0, now: nowSent,
         lockTimeout: lockTimeout)
-      let row = try await firstRow(of: statement, within: deadline, outageKey: String(buffer: request.key))
+      let row = try await firstRow(
+        of: statement, within: deadline, from: start, outageKey: String(buffer: request.key))
       return (
         time: row.time, now: row.now, id: nil, booked: false, swept: 0, remaining: row.remaining,
         restAt: row.restAt, effective: row.effective

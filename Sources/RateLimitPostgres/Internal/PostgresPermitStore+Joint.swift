@@ -98,9 +98,10 @@
     init(_ parts: [PostgresPermitStore.Part], key: ByteBuffer, lockTimeout: String) {
       let stores = parts.map(\.store)
       let nows = stores.map(\.nowSent)
+      let rules = stores.map(\.sentRule)
       self.init(
-        names: stores.map(\.nameBytes), key: key, limits: stores.map { Int64($0.limit) },
-        windows: stores.map(\.windowNanoseconds), bursts: stores.map { Int64($0.burst ?? 0) },
+        names: stores.map(\.nameBytes), key: key, limits: rules.map(\.limit), windows: rules.map(\.window),
+        bursts: rules.map { $0.burst ?? 0 },
         permits: parts.map { Int64($0.permits) }, nows: nows.map { $0 ?? 0 }, clocks: nows.map { $0 != nil },
         lockTimeout: lockTimeout, ids: parts.map(\.id))
     }

@@ -40,9 +40,11 @@
     /// A prepared statement's one row, within `limit` (default: the timeout). The functions always return a row:
     /// none is a bug, not an outage.
     func firstRow<Statement: PostgresPreparedStatement>(
-      of statement: Statement, within limit: Duration? = nil, outageKey: String? = nil
+      of statement: Statement, within limit: Duration? = nil, from start: ContinuousClock.Instant? = nil,
+      outageKey: String? = nil
     ) async throws -> Statement.Row where Statement.Row: Sendable {
-      let row = try await run(within: limit ?? timeout, outageKey: outageKey) { client -> Statement.Row? in
+      let row = try await run(within: limit ?? timeout, from: start, outageKey: outageKey) {
+        client -> Statement.Row? in
         for try await row in try await client.execute(statement) { return row }
         return nil
       }
@@ -103,22 +105,24 @@
       try await run(within: limit, outageKey: outageKey) { client in try await consume(try await client.query(query)) }
     }
 
-    /// Runs `statement` (one statement on `client`) within `limit`: a transient refusal (deadlock, serialization
-    /// failure) is retried while time is left; a lock not available (55P03) and every "unavailable" error become
-    /// ``Unavailable``, and start the outage back-off (see ``Outage``) unless they concern one key.
+    /// Runs `statement` (one statement on `client`) within `limit` from `start` (the caller's reading of the
+    /// continuous clock, else now): a transient refusal (deadlock, serialization failure) is retried while time
+    /// is left; a lock not available (55P03) and every "unavailable" error become ``Unavailable``, and start the
+    /// outage back-off (see ``Outage``) unless they concern one key.
     func run<Result: Sendable>(
-      within limit: Duration, outageKey: String? = nil,
+      within limit: Duration, from start: ContinuousClock.Instant? = nil, outageKey: String? = nil,
       _ statement: @escaping @Sendable (PostgresClient) async throws -> Result
     ) async throws -> Result {
       let client = self.client
-      if let failure = outage.shortcut(now: ContinuousClock.now) {
+      let start = start ?? ContinuousClock.now
+      if let failure = outage.shortcut(now: start) {
         // No round trip, so no suspension: yield once, so that callers in a tight loop cannot starve the probe
         // (and its deadline) of the cooperative pool.
         await Task.yield()
         throw PostgresPermitStore.Unavailable(error: .unavailable(underlying: failure), wasSent: false)
       }
       do {
-        let result = try await withDeadline(limit, on: deadlines) {
+        let result = try await withDeadline(limit, from: start, on: deadlines) {
           while true {
             do {
               return try await statement(client)

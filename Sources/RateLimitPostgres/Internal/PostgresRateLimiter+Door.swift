@@ -133,8 +133,8 @@
         default: (.tryAcquire, 0)  // `tryAcquire` and `decide`
         }
       return try await store.ask(
-        mode, request.permits, key: request.key.bytes, maxDelay: maxDelay,
-        rememberingFrom: mode == .tryAcquire ? request.now : nil)
+        mode, request.permits, key: request.key.bytes, maxDelay: maxDelay, at: request.now,
+        remembering: mode == .tryAcquire)
     }
 
     /// What ``whenUnavailable`` answers for a decision the database could not make: throw, `allow`'s answer,

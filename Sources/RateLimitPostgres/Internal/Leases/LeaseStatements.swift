@@ -84,16 +84,20 @@
     func makeBindings() -> PostgresBindings { PostgresBindings(name, keys, tokens, ttl, lockTimeout) }
   }
 
-  /// The name's expired rows, at most `batch` of them, rows another statement holds skipped (it never waits on
-  /// a decision, nor one on it): how many it deleted. An expired row counts for nothing, so deleting it without
-  /// its key's lock changes no decision.
+  /// The name's expired rows, at most `batch` of them: how many it deleted. An expired row counts for nothing,
+  /// so deleting it without its key's lock changes no decision. The name's rows are read first, locking nothing
+  /// (`ARRAY(…)`, evaluated once before the rest); only then are the expired ones locked by id (rows another
+  /// statement holds skipped: the sweep never waits), and deleted by id, so a decision on a key whose expired
+  /// row the sweep holds waits for that short step, never for the scan.
   struct LeaseSweepStatement: PostgresPreparedStatement {
     static let sql = """
-      WITH gone AS (
-        DELETE FROM ratelimit_leases WHERE id IN (
-          SELECT id FROM ratelimit_leases WHERE name = $1 AND expires <= ratelimit_clock()
-          LIMIT $2 FOR UPDATE SKIP LOCKED)
-        RETURNING 1)
+      WITH gone AS ( \
+        DELETE FROM ratelimit_leases WHERE id = ANY (ARRAY( \
+          SELECT l.id FROM ratelimit_leases l \
+          WHERE l.id = ANY (ARRAY( \
+            SELECT e.id FROM ratelimit_leases e WHERE e.name = $1 AND e.expires <= ratelimit_clock() LIMIT $2)) \
+          AND l.expires <= ratelimit_clock() FOR UPDATE SKIP LOCKED)) \
+        RETURNING 1) \
       SELECT count(*)::bigint FROM gone
       """
     typealias Row = Int64

@@ -9,9 +9,11 @@
   /// on the caller's path): a statement of at most ``LeaseStore/sweepBatch`` rows, another while a batch comes
   /// back full. The database then keeps the keys in use, whatever came and went.
   ///
-  /// Housekeeping, not a decision: it skips rows another statement holds (so it never waits, nor makes a
-  /// decision wait on it in a cycle), it is bounded by `leaseTimeout`, and a failure is not an outage (the next
-  /// sweep, a `leaseTimeout` later, tries again).
+  /// Housekeeping, not a decision: it skips rows another statement holds (it never waits, so no cycle), it
+  /// locks rows only once it has found them (a decision waits at most for the deletion, never for the scan of
+  /// the name's rows, which costs the database one pass over them per `leaseTimeout` and process), it is
+  /// bounded by `leaseTimeout`, and a failure is not an outage (the next sweep, a `leaseTimeout` later, tries
+  /// again).
   extension LeaseStore {
     /// At most this many rows a statement.
     static let sweepBatch = 1_000
