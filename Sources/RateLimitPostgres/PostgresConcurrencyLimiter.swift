@@ -30,8 +30,9 @@
   /// - **Waiting across the fleet.** A waiter is woken (LISTEN/NOTIFY, the connection `PostgresRateLimiter`
   ///   listens on) within a round trip of a release or ``update(limit:)`` by any process, and checks its place
   ///   at least every `leaseTimeout / 3` (which also renews it). Listening holds one connection of the client's
-  ///   pool, only while the pool lends another within a second: on a pool of one connection (or one all busy)
-  ///   it gives its connection back, logs a warning once, and tries again later; meanwhile this process's own
+  ///   pool, only while the pool lends another within a quarter of the shortest `timeout` (at most a second):
+  ///   on a pool of one connection (or one all busy) it gives its connection back, logs a warning once, and
+  ///   tries again later, never holding up a decision past its `timeout`; meanwhile this process's own
   ///   releases wake its waiters, and other processes' releases reach them at their period.
   /// - **A caller that gave up holds nothing.** A decision whose `timeout` passed after its statement was sent
   ///   may still run; its row carries a token this process chose, revoked in the background as soon as the

@@ -35,6 +35,35 @@
       }
     }
 
+    /// A pool of one connection and the default timeout (250 ms): looking for a connection to spare for
+    /// listening never holds the only one for longer than a decision may wait, so no decision times out while
+    /// the database answers. Before, the listener held it for a second at each try (at `prepare()`, then 1 s,
+    /// 2 s, … later): the decisions behind it threw "did not answer within 0.25 seconds" (the Postgres
+    /// benchmark's refused hot key, on its pool of one).
+    @Test(.timeLimit(.minutes(1)))
+    func aPoolOfOneConnectionNeverTimesADecisionOutForListening() async throws {
+      guard var configuration = TestDatabase.configuration() else { return }
+      configuration.options.maximumConnections = 1
+      configuration.options.minimumConnections = 0
+      _ = try await TestDatabase.withClient(configuration) { client in
+        let rate = PostgresRateLimiter(client: client, name: TestDatabase.uniqueName(), limit: 3, per: .seconds(60))
+        let leases = PostgresConcurrencyLimiter(client: client, name: TestDatabase.uniqueName(), limit: 1)
+        try await rate.prepare()
+        // Through the listener's first two tries (at once, and a second later): every decision answered.
+        let start = ContinuousClock.now
+        var (granted, refused, leased) = (0, 0, 0)
+        while ContinuousClock.now - start < .milliseconds(2_500) {
+          if try await rate.tryAcquire(for: "k") { granted += 1 } else { refused += 1 }
+          if let lease = try await leases.tryAcquire(for: "k") {
+            leased += 1
+            lease.release()
+          }
+          try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(granted == 3 && refused > 0 && leased > 0, "granted \(granted), refused \(refused), leased \(leased)")
+      }
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aClientShutDownStopsTheLimitersBackgroundWork() async throws {
       guard let configuration = TestDatabase.configuration() else { return }

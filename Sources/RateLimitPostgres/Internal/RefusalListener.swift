@@ -123,14 +123,16 @@
 
     /// Listens while any store lives, again a second after each loss; then leaves the registry. It listens only
     /// while the pool has another connection to spare (a pool of one, or one whose connections are all busy,
-    /// would otherwise have none left for the statements): if none comes within a second, it gives its own back
-    /// and tries again later, a second, then twice as long each time, up to a minute.
+    /// would otherwise have none left for the statements): if none comes within ``spareConnectionBound()``, it
+    /// gives its own back and tries again later, a second, then twice as long each time, up to a minute.
     private func run(_ key: ObjectIdentifier) async {
       var retry = Duration.seconds(1)
       while hasStores() {
         do {
           try await client.withConnection { connection in
-            guard await Self.hasSpareConnection(client, within: .seconds(1)) else { throw NoSpareConnection() }
+            guard await Self.hasSpareConnection(client, within: spareConnectionBound()) else {
+              throw NoSpareConnection()
+            }
             retry = .seconds(1)
             try await connection.listen(on: Self.channel) { notifications in
               listening(true)
@@ -173,6 +175,16 @@
     }
 
     private struct NoSpareConnection: Error {}
+
+    /// How long listening may hold a connection while it looks for a second one: a quarter of its stores'
+    /// shortest `timeout`, at most a second, so that a decision queued behind it on a pool of one still has time
+    /// for its own round trip (4.4 held it a second: every decision behind it timed out at 250 ms).
+    private func spareConnectionBound() -> Duration {
+      let timeouts = state.withLock { state in
+        state.entries.compactMap { $0.store?.timeout } + state.leaseEntries.compactMap { $0.store?.timeout }
+      }
+      return min(.seconds(1), (timeouts.min() ?? .seconds(4)) / 4)
+    }
 
     /// Whether `client`'s pool lends a second connection within `bound` (the request is withdrawn after it).
     private static func hasSpareConnection(_ client: PostgresClient, within bound: Duration) async -> Bool {
