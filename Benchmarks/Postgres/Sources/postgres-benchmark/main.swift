@@ -139,8 +139,9 @@ for connections in [1, 4] {
     }
   }
 
-  if connections == 1 {
+  if connections == 4 {
     // A refused hot key, answered locally (the default): one statement refuses it, then none while it stays so.
+    // On a pool that can spare a connection for listening (a pool of one keeps no local refusal).
     let refusing = PostgresRateLimiter(client: client, name: name + "-refused", limit: 1, per: .seconds(3_600))
     try await refusing.prepare()
     _ = try await refusing.tryAcquire(for: "hot")
