@@ -96,7 +96,7 @@
         let row = try await firstRow(of: statement, outageKey: String(buffer: key))
         released(carried)
         adopt(row.limit)
-        sweepIfDue()
+        sweepIfDue(at: sentAt)
         if row.state == .granted, let id = row.id {
           held.withLock { $0.leases[id] = HeldLeases.Entry(key: String(buffer: key), renewedAt: sentAt) }
           startRenewingIfNeeded()

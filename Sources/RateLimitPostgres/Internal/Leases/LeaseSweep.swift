@@ -18,9 +18,8 @@
     /// At most this many rows a statement.
     static let sweepBatch = 1_000
 
-    /// Starts a sweep unless this limiter started one within `leaseTimeout`.
-    func sweepIfDue() {
-      let now = ContinuousClock.now
+    /// Starts a sweep unless this limiter started one within `leaseTimeout` (`now`: the decision's reading).
+    func sweepIfDue(at now: ContinuousClock.Instant) {
       let due = sweptAt.withLock { sweptAt -> Bool in
         if let last = sweptAt, now - last < leaseTimeout { return false }
         sweptAt = now
