@@ -170,7 +170,7 @@
     /// It creates `ratelimit_schema` and `ratelimit_release` (the version), `ratelimit_keys` (UNLOGGED: one row
     /// per key in use) with an index, `ratelimit_names`, `ratelimit_revoked`, the sequence
     /// `ratelimit_booking_ids`, and functions whose names start `ratelimit_` (a decision is one call of
-    /// `ratelimit_decide_v4`, several coalesced decisions one of `ratelimit_decide_many_v5`).
+    /// `ratelimit_decide_v4`, several coalesced decisions one of `ratelimit_decide_many_v7`).
     /// It needs `CREATE` on the schema the first time, then `SELECT`, `INSERT`, `UPDATE` and `DELETE` on the table
     /// and `EXECUTE` on the functions.
     ///

@@ -315,6 +315,62 @@
       }
     }
 
+    /// A 4.3 process beside this version during a rolling deploy: its statements, as it sends them, read the key's
+    /// effective window and the stored rule through `ratelimit_effective_v1` and `ratelimit_rule_v1`, which this
+    /// version's decision answers itself (the review of the one-pass decision: with the two dropped, every 4.3
+    /// decision failed with 42883, which is thrown whatever the policy).
+    @Test func aFourPointThreeProcessStillDecides() async throws {
+      let decide43 = """
+        SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at, \
+        ratelimit_effective_v1($1, $2, $3, $4, $5, o_now) AS o_effective, s.o_lim, s.o_win, s.o_burst, s.o_clock \
+        FROM ratelimit_decide_v4($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) d \
+        CROSS JOIN LATERAL ratelimit_rule_v1($1, d.o_now) s
+        """
+      let joint43 = """
+        SELECT o_booked, o_time, o_now, o_remaining, o_rest_at, o_effective, s.o_lim, s.o_win, s.o_burst, \
+        s.o_clock FROM ratelimit_decide_all_v6($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
+        WITH ORDINALITY AS d CROSS JOIN LATERAL ratelimit_rule_v1(($1::bytea[])[d.ordinality], d.o_now) s \
+        ORDER BY d.ordinality
+        """
+      _ = try await TestDatabase.withClient { client in
+        let name = TestDatabase.uniqueName()
+        let limiter = PostgresRateLimiter(
+          client: client, name: name, limit: 2, per: .seconds(60), timeout: TestDatabase.timeout)
+        try await limiter.prepare()
+        let minute: Int64 = 60_000_000_000
+        func answers(_ sql: String, _ binds: PostgresBindings) async throws -> [(Bool, Int64, Int64?)] {
+          var answers: [(Bool, Int64, Int64?)] = []
+          for try await row in try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds)) {
+            let row = row.makeRandomAccess()
+            answers.append(
+              (
+                try row["o_booked"].decode(Bool.self), try row["o_effective"].decode(Int64.self),
+                try row["o_lim"].decode(Int64?.self)
+              ))
+          }
+          return answers
+        }
+        let key = KeyArguments(
+          name: ByteBuffer(string: name), key: ByteBuffer(string: "k"), limit: 2, window: minute, burst: nil)
+        var booked: [Bool] = []
+        for _ in 0..<3 {
+          let decision = DecideStatement(
+            key: key, permits: 1, now: nil, maxDelay: 0, mode: 0, sweep: 0, lockTimeout: "1s", id: nil)
+          let answer = try #require(try await answers(decide43, decision.makeBindings()).first)
+          booked.append(answer.0)
+          #expect(answer.1 > 0 && answer.1 <= minute, "its effective window")
+          #expect(answer.2 == 2, "the stored rule")
+        }
+        #expect(booked == [true, true, false])
+        #expect(try await !limiter.tryAcquire(for: "k"), "this version sees the 4.3 process's grants")
+        let joint = DecideAllStatement(
+          names: [ByteBuffer(string: name)], key: ByteBuffer(string: "j"), limits: [2], windows: [minute],
+          bursts: [0], permits: [1], nows: [0], clocks: [false], lockTimeout: "1s", ids: [0])
+        #expect(try await answers(joint43, joint.makeBindings()).map(\.0) == [true])
+        #expect(try await limiter.decide(for: "j").remaining == 0, "the joint grant and this one")
+      }
+    }
+
     /// The review of 4.3.1: a limiter without limiting (`window: .zero`) stored "N per 1 ns" for a fresh name,
     /// which every limited process of the name then adopted (no limit at all); it stores no rule now, and follows
     /// none.

@@ -6,12 +6,11 @@
   /// decision's 180 µs on the server, measured with `pgbench -M prepared` against `-M extended`).
   struct DecideStatement: PostgresPreparedStatement {
     static let sql = """
-      SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at, \
-      ratelimit_effective_v1($1, $2, $3, $4, $5, o_now) AS o_effective, \
-      \(StoredRule.columns) \
-      FROM ratelimit_decide_v4($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) d \(StoredRule.join)
+      SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at, o_effective, \(StoredRule.columns) \
+      FROM ratelimit_decide_v4($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
       """
-    /// The decision, and the name's stored rule it was decided by (`update` may have changed it).
+    /// The decision, and the name's stored rule it was decided by (`update` may have changed it): one function,
+    /// which reads the rule and the key once.
     typealias Row = (decision: DecisionRow, stored: StoredRule)
 
     var key: KeyArguments
@@ -47,7 +46,7 @@
     static let sql = """
       SELECT o_time, o_now, o_id, o_booked, o_swept, o_remaining, o_rest_at, o_blocked, o_effective, \
       \(StoredRule.columns) \
-      FROM ratelimit_decide_many_v7($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) d \(StoredRule.join)
+      FROM ratelimit_decide_many_v7($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
       """
     /// A decision's answer, or `blocked` (its key's lock held elsewhere) with its values `nil`.
     typealias Row = (
@@ -91,7 +90,7 @@
     static let sql = """
       SELECT o_booked, o_time, o_now, o_remaining, o_rest_at, o_effective, \(StoredRule.columns) \
       FROM ratelimit_decide_operated_v1($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
-      \(DecideAllStatement.eachPartsRule)
+      \(DecideAllStatement.inOrder)
       """
     typealias Row = DecideAllStatement.Row
 
@@ -113,15 +112,10 @@
   struct DecideAllStatement: PostgresPreparedStatement {
     static let sql = """
       SELECT o_booked, o_time, o_now, o_remaining, o_rest_at, o_effective, \(StoredRule.columns) \
-      FROM ratelimit_decide_all_v6($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \(eachPartsRule)
+      FROM ratelimit_decide_all_v6($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \(inOrder)
       """
-    /// Each part's name's stored rule, read after the function (aliased `d`) as ``StoredRule/join`` reads it, the
-    /// names being `$1`: a joint decision adopts it as a lone one does (4.3.1: another process's `update` went on
-    /// being advertised on multi-policy routes).
-    static let eachPartsRule = """
-      WITH ORDINALITY AS d CROSS JOIN LATERAL ratelimit_rule_v1(($1::bytea[])[d.ordinality], d.o_now) s \
-      ORDER BY d.ordinality
-      """
+    /// The parts' rows in the parts' order, whatever order the function returned them in.
+    static let inOrder = "WITH ORDINALITY AS d ORDER BY d.ordinality"
     /// A part's own answer (`booked`), the instant it is (or would be) booked for, its "now", its key after
     /// the decision, and its name's stored rule.
     typealias Row = (

@@ -9,7 +9,7 @@
   struct PeekStatement: PostgresPreparedStatement {
     static let sql = """
       SELECT o_booked, o_time, o_now, o_remaining, o_rest_at, o_effective, \(StoredRule.columns) \
-      FROM ratelimit_peek_v1($1, $2, $3, $4, $5, $6, $7, $8) d \(StoredRule.join)
+      FROM ratelimit_peek_v1($1, $2, $3, $4, $5, $6, $7, $8)
       """
     /// Whether the request would be granted, and the key after it.
     typealias Row = (wouldBook: Bool, key: KeyAfter)
@@ -32,7 +32,7 @@
   struct OperateStatement: PostgresPreparedStatement {
     static let sql = """
       SELECT o_time, o_now, o_remaining, o_rest_at, o_effective, \(StoredRule.columns) \
-      FROM ratelimit_operate_v2($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) d \(StoredRule.join)
+      FROM ratelimit_operate_v2($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
       """
     typealias Row = KeyAfter
 
@@ -56,7 +56,7 @@
   struct DecidePenalisingStatement: PostgresPreparedStatement {
     static let sql = """
       SELECT o_time, o_now, o_id, o_booked, o_remaining, o_rest_at, o_effective, \(StoredRule.columns) \
-      FROM ratelimit_decide_penalising_v1($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) d \(StoredRule.join)
+      FROM ratelimit_decide_penalising_v1($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
       """
     /// The decision, and the name's stored rule it was decided by.
     typealias Row = (

@@ -1,8 +1,7 @@
 #if Postgres
   extension Schema {
-    /// Several decisions of one name in one statement (coalescing, with each decision's effective window,
-    /// `ratelimit_effective_v1`, read right after it): what
-    /// `ratelimit_decide_v4` answers for each, made one by one in the arrays' order, in one transaction.
+    /// Several decisions of one name in one statement (coalescing): what `ratelimit_decide_v4` answers for each,
+    /// made one by one in the arrays' order, in one transaction.
     ///
     /// Every key's lock is taken first, in one order (ascending lock key, as `ratelimit_decide_all_v6` does), so
     /// two batches — or a batch and a joint decision — never wait for each other in a cycle. A key whose lock
@@ -27,7 +26,8 @@
           p_now bigint, p_max_delays bigint[], p_modes integer[], p_sweep integer, p_lock_timeout text,
           p_ids bigint[])
       RETURNS TABLE (o_time bigint, o_now bigint, o_id bigint, o_booked boolean, o_swept integer,
-          o_remaining bigint, o_rest_at bigint, o_blocked boolean, o_effective bigint)
+          o_remaining bigint, o_rest_at bigint, o_blocked boolean, o_effective bigint, o_lim bigint, o_win bigint,
+          o_burst bigint, o_clock bigint)
       LANGUAGE plpgsql VOLATILE AS $f$
       DECLARE
           effs bigint[] := '{}';
@@ -44,6 +44,9 @@
           rests bigint[] := '{}';
           blocks boolean[] := '{}';
           batch_now bigint;
+          lim bigint;
+          win bigint;
+          burst bigint;
       BEGIN
           blocked := ratelimit_lock_v1(p_lock_timeout, ARRAY(SELECT ratelimit_lock_key(p_name, x.key)
               FROM unnest(p_keys, p_modes) AS x(key, mode) WHERE x.mode <> 2), false);
@@ -75,7 +78,10 @@
                   booked[j] := d.o_booked;
                   remainings[j] := d.o_remaining;
                   rests[j] := d.o_rest_at;
-                  effs[j] := ratelimit_effective_v1(p_name, p_keys[j], p_limit, p_window, p_burst, d.o_now);
+                  effs[j] := d.o_effective;
+                  lim := d.o_lim;
+                  win := d.o_win;
+                  burst := d.o_burst;
               END IF;
               blocks[j] := false;
               latest_now := greatest(latest_now, d.o_now);
@@ -83,6 +89,11 @@
           IF p_sweep > 0 AND latest_now IS NOT NULL THEN
               \(sweep(restBy: "latest_now", except: "key <> ALL (p_keys)", counting: "swept"))
           END IF;
+          -- The name's rule, as its latest decision read it (another process's `update`); `NULL`s without one.
+          o_lim := lim;
+          o_win := win;
+          o_burst := burst;
+          o_clock := ratelimit_clock();
           FOR j IN 1..m LOOP
               o_time := times[j];
               o_now := nows[j];

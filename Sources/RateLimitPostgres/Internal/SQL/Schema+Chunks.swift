@@ -8,7 +8,6 @@
   /// | who | what it does with the chunks |
   /// |-----|-------------------------------|
   /// | a decision (`ratelimit_decide_v4`) | reads at most one chunk (found by index) for the permits in a window and the instant a request fits; a booking deletes the chunks wholly behind it; a tail of `2·B` bookings moves all but its latest `B` into chunks of `B` (`ratelimit_spill_v1`) |
-  /// | a key's effective window (`ratelimit_effective_v1`) | reads at most one chunk |
   /// | a cancel of the tail's latest bookings (`ratelimit_cancel_v4`, `ratelimit_undo_v5`) | nothing |
   /// | any other change (an older booking cancelled, `charge`, `refund`, `reset`, a bucket's clock stepping back, 4.0's functions) | brings the chunks back into the row first (`ratelimit_unchunk_v1`, O(N), as every change was before) |
   /// | the sweep, a key deleted | its chunks go with it (`ON DELETE CASCADE`) |

@@ -1,5 +1,5 @@
 #if Postgres
-  /// A decision (`ratelimit_decide_v4`), the key's effective window after it, and the sweep. The rules
+  /// A decision (`ratelimit_decide_v4`), which reports the key after it, and the sweep. The rules
   /// are `RateLimiter`'s (SlidingWindow.swift and TokenBucket.swift in the core, in whole nanoseconds), kept here in
   /// PL/pgSQL: a change to one is a change to the other, and the replay tests hold both to the same answers. Sums and
   /// products are `numeric`, so nothing overflows; instants saturate at the 292-year horizon as in Swift. A clock that
@@ -10,10 +10,18 @@
   /// (Tests/RateLimitStoreKit) holds both rules, here and in Swift, to one set of answers.
   extension Schema {
     /// One decision on one key: `tryAcquire` and `decide` (mode 0), `reserve` (1) or `retryAfter` (2, reads
-    /// only, takes no lock). Returns the instant the request is (or would be) booked for, the decision's "now",
-    /// the booking's id (from `ratelimit_booking_ids`: never repeated), whether it was booked, how many rows of
-    /// keys at rest it swept (after writing its own row, `SKIP LOCKED`: a sweep never waits on a decision), and
-    /// the key after it: `remaining` permits and the instant it is at rest.
+    /// only, takes no lock; 4, the same without the effective window, the read that window itself makes).
+    /// Returns the instant the request is (or would be) booked for, the decision's "now", the booking's id (from
+    /// `ratelimit_booking_ids`: never repeated), whether it was booked, how many rows of keys at rest it swept
+    /// (after writing its own row, `SKIP LOCKED`: a sweep never waits on a decision), the key after it
+    /// (`remaining` permits, the instant it is at rest, its effective window), and the rule that decided: the
+    /// name's stored rule (`NULL`s: none stored, the caller's decided) and the database's clock at the end.
+    /// Everything in one pass: the stored rule and the key's row are read once.
+    ///
+    /// The effective window (SPEC 4.2's correction of `t`, `RateLimitDecision.effectiveWindow`, the twin of
+    /// `effectiveWindow(at:in:)` of `SlidingWindow` and `TokenBucket` in the core): once the key's remaining
+    /// permits are taken now, nanoseconds until one more comes; with none remaining (a block, a booking ahead,
+    /// debt), the wait for one permit, as `retryAfter(1)` reads it (a mode-4 read).
     ///
     /// `p_id`, when given, is the booking's id, chosen by the caller (a random 63-bit number above the
     /// sequence's range): a caller that gave up waiting revokes it (`ratelimit_revoke_v4`), and a decision
@@ -26,7 +34,8 @@
           p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_permits bigint,
           p_now bigint, p_max_delay bigint, p_mode integer, p_sweep integer, p_lock_timeout text, p_id bigint,
           OUT o_time bigint, OUT o_now bigint, OUT o_id bigint, OUT o_booked boolean, OUT o_swept integer,
-          OUT o_remaining bigint, OUT o_rest_at bigint)
+          OUT o_remaining bigint, OUT o_rest_at bigint, OUT o_effective bigint,
+          OUT o_lim bigint, OUT o_win bigint, OUT o_burst bigint, OUT o_clock bigint)
       LANGUAGE plpgsql VOLATILE AS $f$
       DECLARE
           big CONSTANT bigint := 9223372036854775807;
@@ -58,13 +67,14 @@
           floor_ bigint;
           at_ bigint;
           blocked boolean;
+          next_ bigint;
       BEGIN
           o_booked := false;
           o_swept := 0;
           PERFORM ratelimit_lock_v1(p_lock_timeout,
-              CASE WHEN p_mode <> 2 THEN ARRAY[ratelimit_lock_key(p_name, p_key)] ELSE '{}' END, true);
+              CASE WHEN p_mode < 2 THEN ARRAY[ratelimit_lock_key(p_name, p_key)] ELSE '{}' END, true);
           -- The stored rule and the key, brought under the name's updates (a read writes nothing).
-          pre := ratelimit_key_v1(p_name, p_key, p_limit, p_window, p_burst, p_mode <> 2);
+          pre := ratelimit_key_v1(p_name, p_key, p_limit, p_window, p_burst, p_mode < 2);
           p_limit := pre.o_limit;
           p_window := pre.o_window;
           p_burst := pre.o_burst;
@@ -80,7 +90,7 @@
               -- Token bucket, `.clock(c)` stepped back since the key's latest decision: as Go's, the credit counts
               -- no time from `last` (below) until a booking takes the step in, and the bookings ahead move back
               -- with the clock (TokenBucket.clockWentBack in the core).
-              IF coalesce(r.chunks, 0) > 0 AND p_mode <> 2 THEN
+              IF coalesce(r.chunks, 0) > 0 AND p_mode < 2 THEN
                   -- Every booking moves back, the chunks' too (a read moves only the tail's).
                   PERFORM ratelimit_unchunk_v1(p_name, p_key);
                   SELECT * INTO r FROM ratelimit_keys WHERE name = p_name AND key = p_key;
@@ -122,7 +132,7 @@
                   END IF;
                   o_time := least(o_time::numeric + p_window, big)::bigint;
               END IF;
-              IF p_mode <> 2 AND o_time <= deadline AND NOT ratelimit_revoked_v4(p_id) THEN
+              IF p_mode < 2 AND o_time <= deadline AND NOT ratelimit_revoked_v4(p_id) THEN
                   o_booked := true;
                   o_id := coalesce(p_id, nextval('ratelimit_booking_ids'));
                   -- What is at or before now - T goes: whole chunks, and the tail's once no chunk is left.
@@ -155,6 +165,19 @@
                   \(windowBefore(bound: "bound", into: "before"))
                   in_window := CASE WHEN n > 0 THEN cs[n] - before ELSE 0 END;
                   o_remaining := greatest(p_limit - in_window, 0);
+                  IF o_remaining > 0 THEN
+                      -- Once the permits remaining are taken, one more comes when the first booking in the
+                      -- window leaves: in the tail, or in the chunk that held the total before it.
+                      IF lo > n THEN
+                          next_ := NULL;
+                      ELSIF lo > 1 OR coalesce(r.chunks, 0) = 0 THEN
+                          next_ := ts[lo];
+                      ELSE
+                          next_ := coalesce(chunk.o_next, ts[1]);
+                      END IF;
+                      o_effective := CASE WHEN next_ IS NOT NULL
+                          THEN least(next_::numeric + p_window, big) - o_now ELSE p_window END;
+                  END IF;
               END IF;
               o_rest_at := CASE WHEN n > 0 AND ts[n] > floor_ THEN least(ts[n]::numeric + p_window, big)::bigint
                   ELSE small END;
@@ -169,7 +192,7 @@
               wait := credit - p_permits::numeric * p_window;
               wait := CASE WHEN wait < 0 THEN div(-wait + p_limit - 1, p_limit) ELSE 0 END;
               o_time := greatest(least(at_ + wait, big)::bigint, coalesce(r.times[n], at_));
-              IF p_mode <> 2 AND o_time <= deadline AND NOT ratelimit_revoked_v4(p_id) THEN
+              IF p_mode < 2 AND o_time <= deadline AND NOT ratelimit_revoked_v4(p_id) THEN
                   o_booked := true;
                   o_id := coalesce(p_id, nextval('ratelimit_booking_ids'));
                   IF coalesce(r.chunks, 0) > 0 THEN
@@ -205,6 +228,10 @@
                   o_remaining := 0;
               ELSE
                   o_remaining := least(greatest(floor(credit / p_window), 0), p_burst);
+                  IF o_remaining > 0 THEN
+                      -- Once the whole permits are taken, the time the fraction left needs to make one more.
+                      o_effective := div(p_window - (credit - o_remaining * p_window) + p_limit - 1, p_limit);
+                  END IF;
               END IF;
               o_rest_at := greatest(
                   CASE WHEN credit >= full_credit THEN small
@@ -229,22 +256,33 @@
                   PERFORM ratelimit_spill_v1(p_name, p_key, \(chunkSize));
               END IF;
           END IF;
-          IF p_mode = 2 AND chunk_read AND NOT ratelimit_unchanged_v1(p_name, p_key, r.chunks, r.ids) THEN
+          IF p_mode >= 2 AND chunk_read AND NOT ratelimit_unchanged_v1(p_name, p_key, r.chunks, r.ids) THEN
               -- A read takes no lock (and changes neither `r.chunks` nor `r.ids`); if a decision
               -- changed the key's row and chunks between the statements that read a chunk and the row, read again
               -- (a decision never answers from two states).
-              d := ratelimit_decide_v4(p_name, p_key, p_limit, p_window, p_burst, p_permits, p_now, p_max_delay, 2,
-                  0, NULL, p_id);
+              d := ratelimit_decide_v4(p_name, p_key, p_limit, p_window, p_burst, p_permits, p_now, p_max_delay,
+                  p_mode, 0, NULL, p_id);
               o_time := d.o_time;
               o_now := d.o_now;
               o_remaining := d.o_remaining;
               o_rest_at := d.o_rest_at;
+              o_effective := d.o_effective;
+          ELSIF o_effective IS NULL AND p_mode <> 4 THEN
+              -- None remaining: the wait for one permit, as `retryAfter(1)` reads it.
+              d := ratelimit_decide_v4(p_name, p_key, p_limit, p_window, p_burst, 1, o_now, NULL, 4, 0, NULL, NULL);
+              o_effective := greatest(d.o_time - d.o_now, 0);
           END IF;
           IF p_sweep > 0 THEN
               -- After the own row is written: rows that only keys at rest hold, a bounded batch found by index;
               -- rows a decision holds are skipped, so a sweep never waits on one (nor one on it, in a cycle).
               \(sweep(restBy: "o_now", except: "key <> p_key", counting: "o_swept"))
           END IF;
+          IF pre.o_stored THEN
+              o_lim := p_limit;
+              o_win := p_window;
+              o_burst := p_burst;
+          END IF;
+          o_clock := ratelimit_clock();
       END
       $f$;
       """
@@ -271,91 +309,6 @@
                       END IF;
       """
     }
-
-    /// A key's effective window at `p_now` (SPEC 4.2's correction of `t`, `RateLimitDecision.effectiveWindow`),
-    /// read after a decision in the same statement: once the key's remaining permits are taken now, nanoseconds
-    /// until one more comes; with none remaining (a booking ahead, debt), the wait for one permit. The twin of
-    /// `effectiveWindow(at:in:)` of `SlidingWindow` and `TokenBucket` in the core.
-    static let effectiveFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_effective_v1(
-          p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_now bigint)
-      RETURNS bigint
-      LANGUAGE plpgsql VOLATILE AS $f$
-      DECLARE
-          big CONSTANT bigint := 9223372036854775807;
-          small CONSTANT bigint := -9223372036854775808;
-          r ratelimit_keys%ROWTYPE;
-          n integer;
-          lo integer;
-          hi integer;
-          mid integer;
-          bound bigint;
-          ts bigint[];
-          ps bigint[];
-          cs numeric[];
-          before numeric;
-          chunk record;
-          chunk_read boolean := false;
-          next_ bigint;
-          in_window numeric;
-          full_credit numeric;
-          credit numeric;
-          whole numeric;
-          d record;
-          pre record;
-          floor_ bigint;
-      BEGIN
-          -- The name's stored rule (`update`), and a block leaves nothing to take now.
-          pre := ratelimit_key_v1(p_name, p_key, p_limit, p_window, p_burst, false);
-          p_limit := pre.o_limit;
-          p_window := pre.o_window;
-          p_burst := pre.o_burst;
-          floor_ := pre.o_floor;
-          r := pre.o_row;
-          n := coalesce(array_length(r.times, 1), 0);
-          IF NOT (n > 0 AND r.times[n] > p_now) AND coalesce(r.blocked_until, small) <= p_now THEN
-              IF p_burst IS NULL THEN
-                  bound := greatest(p_now::numeric - p_window, floor_)::bigint;
-                  ts := r.times;
-                  ps := r.permits;
-                  cs := r.cum;
-                  \(windowBefore(bound: "bound", into: "before"))
-                  in_window := CASE WHEN n > 0 THEN cs[n] - before ELSE 0 END;
-                  IF p_limit - in_window > 0 THEN
-                      -- Once the permits remaining are taken, one more comes when the first booking in the
-                      -- window leaves: in the tail, or in the chunk that held the total before it.
-                      IF lo > n THEN
-                          next_ := NULL;
-                      ELSIF lo > 1 OR coalesce(r.chunks, 0) = 0 THEN
-                          next_ := ts[lo];
-                      ELSE
-                          next_ := coalesce(chunk.o_next, ts[1]);
-                      END IF;
-                      IF chunk_read AND NOT ratelimit_unchanged_v1(p_name, p_key, r.chunks, r.ids) THEN
-                          -- Read without the key's lock (a batch's read), and a decision changed the
-                          -- key between the row and the chunk it read: read again.
-                          RETURN ratelimit_effective_v1(p_name, p_key, p_limit, p_window, p_burst, p_now);
-                      END IF;
-                      RETURN CASE WHEN next_ IS NOT NULL
-                          THEN least(next_::numeric + p_window, big) - p_now
-                          ELSE p_window END;
-                  END IF;
-              ELSE
-                  full_credit := p_burst::numeric * p_window;
-                  credit := CASE WHEN r.tokens IS NULL OR r.tokens >= full_credit THEN full_credit
-                      ELSE least(r.tokens + (p_now::numeric - least(r.last, p_now)) * p_limit, full_credit) END;
-                  whole := least(greatest(floor(credit / p_window), 0), p_burst);
-                  IF credit >= 0 AND whole > 0 THEN
-                      RETURN div(p_window - (credit - whole * p_window) + p_limit - 1, p_limit);
-                  END IF;
-              END IF;
-          END IF;
-          -- None remaining: the wait for one permit, as `retryAfter(1)` reads it.
-          d := ratelimit_decide_v4(p_name, p_key, p_limit, p_window, p_burst, 1, p_now, NULL, 2, 0, NULL, NULL);
-          RETURN greatest(d.o_time - d.o_now, 0);
-      END
-      $f$;
-      """
 
     /// The sweep a decision ends with, once its own rows are written: up to `p_sweep` rows of `p_name` whose keys
     /// are at rest by `now` and that `except` keeps, found by index; rows another session holds are skipped

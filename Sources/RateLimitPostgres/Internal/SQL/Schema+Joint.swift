@@ -13,7 +13,7 @@
           p_names bytea[], p_key bytea, p_limits bigint[], p_windows bigint[], p_bursts bigint[],
           p_permits bigint[], p_nows bigint[], p_clocks boolean[], p_lock_timeout text, p_ids bigint[])
       RETURNS TABLE (o_booked boolean, o_time bigint, o_now bigint, o_remaining bigint, o_rest_at bigint,
-          o_effective bigint)
+          o_effective bigint, o_lim bigint, o_win bigint, o_burst bigint, o_clock bigint)
       LANGUAGE sql VOLATILE AS $f$
           SELECT * FROM ratelimit_decide_operated_v1(p_names, p_key, p_limits, p_windows, p_bursts, p_permits,
               p_nows, p_clocks, p_lock_timeout, p_ids,
@@ -35,11 +35,14 @@
           p_permits bigint[], p_nows bigint[], p_clocks boolean[], p_lock_timeout text, p_ids bigint[],
           p_shadow boolean[], p_penalties bigint[])
       RETURNS TABLE (o_booked boolean, o_time bigint, o_now bigint, o_remaining bigint, o_rest_at bigint,
-          o_effective bigint)
+          o_effective bigint, o_lim bigint, o_win bigint, o_burst bigint, o_clock bigint)
       LANGUAGE plpgsql VOLATILE AS $f$
       DECLARE
           m integer := coalesce(array_length(p_names, 1), 0);
           effs bigint[] := '{}';
+          lims bigint[] := '{}';
+          wins bigint[] := '{}';
+          bursts bigint[] := '{}';
           d record;
           refused boolean := false;
           booked boolean[] := '{}';
@@ -63,6 +66,10 @@
                   d := ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
                       nullif(p_bursts[j], 0), p_permits[j], part_nows[j], 0, 0, 0, NULL, nullif(p_ids[j], 0));
                   booked[j] := d.o_booked;
+                  effs[j] := d.o_effective;
+                  lims[j] := d.o_lim;
+                  wins[j] := d.o_win;
+                  bursts[j] := d.o_burst;
                   times[j] := d.o_time;
                   nows[j] := d.o_now;
                   remainings[j] := d.o_remaining;
@@ -72,10 +79,6 @@
               IF refused THEN
                   RAISE EXCEPTION 'refused' USING ERRCODE = 'RLREF';
               END IF;
-              FOR j IN 1..m LOOP
-                  effs[j] := ratelimit_effective_v1(p_names[j], p_key, p_limits[j], p_windows[j],
-                      nullif(p_bursts[j], 0), nows[j]);
-              END LOOP;
           EXCEPTION WHEN SQLSTATE 'RLREF' THEN
               FOR j IN 1..m LOOP
                   IF NOT booked[j] AND NOT p_shadow[j] AND p_penalties[j] > 0 THEN
@@ -86,17 +89,27 @@
                       remainings[j] := d.o_remaining;
                       rests[j] := d.o_rest_at;
                       effs[j] := d.o_effective;
+                      lims[j] := d.o_lim;
+                      wins[j] := d.o_win;
+                      bursts[j] := d.o_burst;
                   ELSE
                       d := ratelimit_decide_v4(p_names[j], p_key, p_limits[j], p_windows[j],
                           nullif(p_bursts[j], 0), p_permits[j], part_nows[j], NULL, 2, 0, NULL, NULL);
                       remainings[j] := d.o_remaining;
                       rests[j] := d.o_rest_at;
-                      effs[j] := ratelimit_effective_v1(p_names[j], p_key, p_limits[j], p_windows[j],
-                          nullif(p_bursts[j], 0), d.o_now);
+                      effs[j] := d.o_effective;
+                      lims[j] := d.o_lim;
+                      wins[j] := d.o_win;
+                      bursts[j] := d.o_burst;
                   END IF;
               END LOOP;
           END;
+          -- The rule each part was decided by (another process's `update`), and the database's clock after.
+          o_clock := ratelimit_clock();
           FOR j IN 1..m LOOP
+              o_lim := lims[j];
+              o_win := wins[j];
+              o_burst := bursts[j];
               o_booked := booked[j];
               o_time := times[j];
               o_now := nows[j];
@@ -118,7 +131,7 @@
           p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_permits bigint,
           p_now bigint, p_lock_timeout text, p_id bigint, p_penalty bigint,
           OUT o_time bigint, OUT o_now bigint, OUT o_id bigint, OUT o_booked boolean, OUT o_remaining bigint,
-          OUT o_rest_at bigint, OUT o_effective bigint)
+          OUT o_rest_at bigint, OUT o_effective bigint, OUT o_lim bigint, OUT o_win bigint, OUT o_burst bigint, OUT o_clock bigint)
       LANGUAGE plpgsql VOLATILE AS $f$
       DECLARE
           d record;
@@ -136,7 +149,11 @@
           o_booked := d.o_booked;
           o_remaining := d.o_remaining;
           o_rest_at := d.o_rest_at;
-          o_effective := ratelimit_effective_v1(p_name, p_key, p_limit, p_window, p_burst, d.o_now);
+          o_effective := d.o_effective;
+          o_lim := d.o_lim;
+          o_win := d.o_win;
+          o_burst := d.o_burst;
+          o_clock := d.o_clock;
       END
       $f$;
       """

@@ -32,7 +32,6 @@
       \(leaseAcquireFunction)
       \(leaseRevokeFunction)
       \(leaseUpdateFunction)
-      DROP FUNCTION IF EXISTS ratelimit_lease_serve_v1(bytea, bytea, bigint, bigint);
       """
 
     /// The key's lock (the caller holds it): reads the key's rows once (the permits held, whether anyone waits,
@@ -154,7 +153,6 @@
     /// served, else its place renewed; gone if it expired). `o_state`: 0 refused, 1 granted, 2 waiting, 3 more
     /// than the limit, 4 the waiter's place is gone.
     static let leaseAcquireFunction = """
-      DROP FUNCTION IF EXISTS ratelimit_lease_acquire_v1(bytea, bytea, bigint, bigint, bigint, boolean, bigint, bigint[], text);
       CREATE OR REPLACE FUNCTION ratelimit_lease_acquire_v2(
           p_name bytea, p_key bytea, p_permits bigint, p_lim bigint, p_ttl bigint, p_wait boolean,
           p_waiter bigint, p_release bigint[], p_lock_timeout text, p_id bigint)

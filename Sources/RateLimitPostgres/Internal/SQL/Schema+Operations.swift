@@ -2,8 +2,8 @@
   /// Operating a key and a name's rule (4.2). Each key may be blocked until an instant
   /// (`ratelimit_keys.blocked_until`, `NULL`: none), and each name keeps the rule every process decides by
   /// (`ratelimit_names`, which `update` changes; `floor_at`: a sliding window forgets the bookings at or before it,
-  /// those that had left the window when an update made it longer). `ratelimit_decide_v4` and
-  /// `ratelimit_effective_v1` read both, so every function that calls them (joint
+  /// those that had left the window when an update made it longer). `ratelimit_decide_v4` reads
+  /// both, so every function that calls it (joint
   /// decisions, batches) follows them too; an older process's own rows stay readable (the new columns are
   /// nullable). The rules are the core's (`PermitBook+Operations.swift`, `SlidingWindow+Operations.swift`,
   /// `TokenBucket+Operations.swift`, the `+Update.swift` files), in whole nanoseconds.
@@ -24,7 +24,7 @@
           p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_permits bigint,
           p_now bigint, p_lock_timeout text,
           OUT o_booked boolean, OUT o_time bigint, OUT o_now bigint, OUT o_remaining bigint,
-          OUT o_rest_at bigint, OUT o_effective bigint)
+          OUT o_rest_at bigint, OUT o_effective bigint, OUT o_lim bigint, OUT o_win bigint, OUT o_burst bigint, OUT o_clock bigint)
       LANGUAGE plpgsql VOLATILE AS $f$
       DECLARE
           d record;
@@ -37,25 +37,15 @@
               o_now := d.o_now;
               o_remaining := d.o_remaining;
               o_rest_at := d.o_rest_at;
-              o_effective := ratelimit_effective_v1(p_name, p_key, p_limit, p_window, p_burst, d.o_now);
+              o_effective := d.o_effective;
+              o_lim := d.o_lim;
+              o_win := d.o_win;
+              o_burst := d.o_burst;
+              o_clock := d.o_clock;
               RAISE EXCEPTION USING ERRCODE = 'RLPK1';
           EXCEPTION WHEN SQLSTATE 'RLPK1' THEN
               NULL;  -- the decision is rolled back; the answers stay
           END;
-      END
-      $f$;
-      """
-
-    /// The name's stored rule (`NULL`s: none), read by a statement after its function has run (`p_after`, that
-    /// function's "now", orders the read after it: `StoredRule.join`). PL/pgSQL, so that it is never inlined
-    /// into the statement, whose tables are locked before `lock_timeout` is set.
-    static let ruleFunction = """
-      CREATE OR REPLACE FUNCTION ratelimit_rule_v1(
-          p_name bytea, p_after bigint, OUT o_lim bigint, OUT o_win bigint, OUT o_burst bigint, OUT o_clock bigint)
-      LANGUAGE plpgsql VOLATILE AS $f$
-      BEGIN
-          SELECT lim, win, burst INTO o_lim, o_win, o_burst FROM ratelimit_names WHERE name = p_name;
-          o_clock := ratelimit_clock();
       END
       $f$;
       """
@@ -85,7 +75,7 @@
           p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_op integer,
           p_amount bigint, p_now bigint, p_lock_timeout text, p_until bigint,
           OUT o_time bigint, OUT o_now bigint, OUT o_remaining bigint, OUT o_rest_at bigint,
-          OUT o_effective bigint)
+          OUT o_effective bigint, OUT o_lim bigint, OUT o_win bigint, OUT o_burst bigint, OUT o_clock bigint)
       LANGUAGE plpgsql VOLATILE AS $f$
       DECLARE
           big CONSTANT bigint := 9223372036854775807;
@@ -279,7 +269,11 @@
           o_now := d.o_now;
           o_remaining := d.o_remaining;
           o_rest_at := d.o_rest_at;
-          o_effective := ratelimit_effective_v1(p_name, p_key, p_limit, p_window, p_burst, d.o_now);
+          o_effective := d.o_effective;
+          o_lim := d.o_lim;
+          o_win := d.o_win;
+          o_burst := d.o_burst;
+          o_clock := d.o_clock;
       END
       $f$;
       """
@@ -293,8 +287,8 @@
           OUT o_time bigint, OUT o_now bigint, OUT o_remaining bigint, OUT o_rest_at bigint,
           OUT o_effective bigint)
       LANGUAGE sql VOLATILE AS $f$
-          SELECT * FROM ratelimit_operate_v2(p_name, p_key, p_limit, p_window, p_burst, p_op, p_amount, p_now,
-              p_lock_timeout, NULL)
+          SELECT o_time, o_now, o_remaining, o_rest_at, o_effective FROM ratelimit_operate_v2(p_name, p_key,
+              p_limit, p_window, p_burst, p_op, p_amount, p_now, p_lock_timeout, NULL)
       $f$;
       CREATE OR REPLACE FUNCTION ratelimit_update_v1(
           p_name bytea, p_limit bigint, p_window bigint, p_burst bigint, p_now bigint, p_lock_timeout text)

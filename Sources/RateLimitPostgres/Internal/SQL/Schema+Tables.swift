@@ -139,21 +139,23 @@
 
     /// The rest of the preamble, once the key's lock is held (a read: without it): the name's stored rule, read
     /// once, which decides whatever parameters the caller was made with (`update` changes it for every process
-    /// at once; `o_floor`: a sliding window forgets what is at or before it), and the key's row (`o_held`) or a
+    /// at once; `o_stored` false: none is stored, the caller's decides; `o_floor`: a sliding window forgets what is
+    /// at or before it), and the key's row (`o_held`) or a
     /// fresh one, brought under the name's updates made since it was written (`ratelimit_settle_v1`; `p_write`
     /// true writes it back, false only reads, `NULL` leaves the row as read).
     static let keyFunction = """
       CREATE OR REPLACE FUNCTION ratelimit_key_v1(
           p_name bytea, p_key bytea, p_limit bigint, p_window bigint, p_burst bigint, p_write boolean,
           OUT o_limit bigint, OUT o_window bigint, OUT o_burst bigint, OUT o_floor bigint, OUT o_version integer,
-          OUT o_held boolean, OUT o_row ratelimit_keys)
+          OUT o_held boolean, OUT o_row ratelimit_keys, OUT o_stored boolean)
       LANGUAGE plpgsql VOLATILE AS $f$
       DECLARE
           small CONSTANT bigint := -9223372036854775808;
           stored record;
       BEGIN
           SELECT lim, win, burst, floor_at, version INTO stored FROM ratelimit_names WHERE name = p_name;
-          IF FOUND AND stored.win > 0 THEN
+          o_stored := FOUND AND stored.win > 0;
+          IF o_stored THEN
               o_limit := stored.lim;
               o_window := stored.win;
               o_burst := stored.burst;

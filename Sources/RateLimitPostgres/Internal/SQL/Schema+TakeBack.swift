@@ -196,7 +196,7 @@
           o_now := d.o_now;
           o_remaining := d.o_remaining;
           o_rest_at := d.o_rest_at;
-          o_effective := ratelimit_effective_v1(p_name, p_key, p_limit, p_window, p_burst, d.o_now);
+          o_effective := d.o_effective;
           IF revoked_now > 0 AND d.o_remaining <= p_permits THEN
               -- The key had no permit left before this give-back: other processes may refuse it locally (SPEC
               -- 4.3.1).

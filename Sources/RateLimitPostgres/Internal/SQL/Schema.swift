@@ -14,8 +14,23 @@
   /// decisions of one name (`Schema+Batch.swift`); several names' decisions for one key (`Schema+Joint.swift`); a
   /// booking given back (`Schema+TakeBack.swift`); a hot key's chunks (`Schema+Chunks.swift`); `peek`, the
   /// operations and `update` (`Schema+Operations.swift`); leases (`Schema+Leases.swift`); the functions kept for
-  /// 4.0's processes (`Schema+Release40.swift`).
+  /// 4.0's processes (`Schema+Release40.swift`), and those 4.2 and 4.3's call that this version does not
+  /// (`Schema+Release43.swift`).
   enum Schema {
+    /// The functions whose answers this version widened (the rule that decided, the effective window), with the
+    /// arguments they keep: replaced in `prepare`'s transaction, since `CREATE OR REPLACE` cannot change an
+    /// answer's columns. An older process's statements name the columns they read, so they read them as before.
+    static let answersWidened = [
+      "ratelimit_key_v1(bytea, bytea, bigint, bigint, bigint, boolean)",
+      "ratelimit_decide_v4(bytea, bytea, bigint, bigint, bigint, bigint, bigint, bigint, integer, integer, text, bigint)",
+      "ratelimit_peek_v1(bytea, bytea, bigint, bigint, bigint, bigint, bigint, text)",
+      "ratelimit_operate_v2(bytea, bytea, bigint, bigint, bigint, integer, bigint, bigint, text, bigint)",
+      "ratelimit_decide_penalising_v1(bytea, bytea, bigint, bigint, bigint, bigint, bigint, text, bigint, bigint)",
+      "ratelimit_decide_many_v7(bytea, bytea[], bigint, bigint, bigint, bigint[], bigint, bigint[], integer[], integer, text, bigint[])",
+      "ratelimit_decide_operated_v1(bytea[], bytea, bigint[], bigint[], bigint[], bigint[], bigint[], boolean[], text, bigint[], boolean[], bigint[])",
+      "ratelimit_decide_all_v6(bytea[], bytea, bigint[], bigint[], bigint[], bigint[], bigint[], boolean[], text, bigint[])",
+    ].map { "DROP FUNCTION IF EXISTS \($0);" }.joined(separator: "\n")
+
     /// The schema's version, stored in `ratelimit_release`; `ratelimit_schema` keeps saying 3, so that 4.0's
     /// `prepare()`, which drops the table unless it reads 3 there, leaves a newer schema alone during a rolling
     /// deploy. A `prepare()` never downgrades: it does nothing when the version stored is its own or newer.
@@ -24,7 +39,7 @@
     /// those 4.2 and 4.3.1 call (each with its signature and answer) are created with this version's; a database
     /// prepared by 4.0 or by any later version is migrated in place, every key's state kept. What changed when is
     /// in git's history, not here.
-    static let version = 19
+    static let version = 20
 
     /// Creates (or migrates) the tables and functions, under a transaction-wide advisory lock so that many
     /// processes may prepare at once. One statement: a `DO` block is one transaction. From 4.0 (version 3) it
@@ -60,6 +75,7 @@
         \(chunksTable)
         CREATE UNLOGGED TABLE IF NOT EXISTS ratelimit_revoked (
             id bigint PRIMARY KEY, at timestamptz NOT NULL DEFAULT now());
+        \(answersWidened)
         \(clockFunction)
         \(lockKeyFunction)
         \(lockFunction)
@@ -76,7 +92,6 @@
         \(decideFunction)
         \(decideOperatedFunction)
         \(decideAllWithIdsFunction)
-        \(effectiveFunction)
         \(decideManyFunction)
         \(undoFunction)
         \(giveBackAllFunction)
@@ -85,12 +100,12 @@
         \(revokeFunction)
         \(sweepFunction)
         \(peekFunction)
-        \(ruleFunction)
         \(inTimeFunction)
         \(operateFunction)
         \(decidePenalisingFunction)
         \(updateFunction)
         \(operationsOf42Functions)
+        \(release43Functions)
         \(leaseObjects)
         DELETE FROM ratelimit_schema;
         INSERT INTO ratelimit_schema (version) VALUES (3);

@@ -51,16 +51,12 @@
     /// from (``PostgresPermitStore/databaseClock``).
     var clock: Int64? = nil
 
-    /// The columns that select the name's rule beside a function's row, `$1` being the name: joined after the
-    /// function (aliased `d`, ``join``).
-    static let columns = "s.o_lim, s.o_win, s.o_burst, s.o_clock"
-
-    /// Reads the name's rule after the function `d` has run (`LATERAL` on its `o_now`), through a function
-    /// (`ratelimit_rule_v1`), so that the statement itself names no table: a table named in a statement is locked
-    /// before the function can set `lock_timeout`, and a statement waiting on that lock (another session's
-    /// `LOCK TABLE`) ran and booked after its caller had been answered (4.3.1; the rule was read in
-    /// subqueries).
-    static let join = "CROSS JOIN LATERAL ratelimit_rule_v1($1, d.o_now) s"
+    /// The columns every function on a key answers with: the rule it decided by, as its decision read it under
+    /// the key's lock (`NULL`s: none stored), and the database's clock at its end. A statement names no table:
+    /// a table named in a statement is locked before the function can set `lock_timeout`, and a statement
+    /// waiting on that lock (another session's `LOCK TABLE`) ran and booked after its caller had been answered
+    /// (4.3.1; the rule was read in subqueries).
+    static let columns = "o_lim, o_win, o_burst, o_clock"
   }
 
   extension StoredRule {
