@@ -371,6 +371,57 @@
       }
     }
 
+    /// An operator who revoked `EXECUTE` from `PUBLIC` and granted it to the application's role keeps both when a
+    /// `prepare()` widens a function's answer (drops it and creates it again): given the defaults back, every
+    /// decision of that role would fail (42501) after an upgrade, whatever the policy (the second review of the
+    /// one-pass decision).
+    @Test func anUpgradeKeepsTheFunctionsGrants() async throws {
+      guard let configuration = TestDatabase.configuration() else { return }
+      let suffix = UInt32.random(in: 0...UInt32.max)
+      let (database, role) = ("ratelimit_grants_\(suffix)", "ratelimit_app_\(suffix)")
+      let decide = try #require(Schema.answersWidened.first { $0.hasPrefix("ratelimit_decide_v4(") })
+      _ = try await TestDatabase.withClient { client in
+        try await client.query("CREATE DATABASE \(unescaped: database)")
+        try await client.query("CREATE ROLE \(unescaped: role) NOLOGIN")
+      }
+      var fresh = configuration
+      fresh.database = database
+      _ = try await TestDatabase.withClient(fresh) { client in
+        func acl() async throws -> (oid: Int64, public: Bool, role: Bool) {
+          let rows = try await client.query(
+            """
+            SELECT '\(unescaped: decide)'::regprocedure::oid::bigint, \
+            EXISTS (SELECT FROM pg_proc p, aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) AS a \
+            WHERE p.oid = '\(unescaped: decide)'::regprocedure AND a.grantee = 0 AND a.privilege_type = 'EXECUTE'), \
+            has_function_privilege('\(unescaped: role)', '\(unescaped: decide)', 'EXECUTE')
+            """)
+          var found: [(Int64, Bool, Bool)] = []
+          for try await row in rows { found.append(try row.decode((Int64, Bool, Bool).self)) }
+          return try #require(found.first)
+        }
+        try await PostgresRateLimiter(
+          client: client, name: "n", limit: 1, per: .seconds(1), timeout: TestDatabase.timeout
+        ).prepare()
+        try await client.query("REVOKE EXECUTE ON FUNCTION \(unescaped: decide) FROM PUBLIC")
+        try await client.query("GRANT EXECUTE ON FUNCTION \(unescaped: decide) TO \(unescaped: role)")
+        // As the version before this one left the schema: the next prepare() widens the functions again.
+        try await client.query("UPDATE ratelimit_release SET version = \(unescaped: String(Schema.version - 1))")
+        let before = try await acl()
+        #expect(!before.public && before.role)
+        try await PostgresRateLimiter(
+          client: client, name: "n", limit: 1, per: .seconds(1), timeout: TestDatabase.timeout
+        ).prepare()
+        let after = try await acl()
+        #expect(after.oid != before.oid, "the function was created again")
+        #expect(!after.public, "PUBLIC's EXECUTE stays revoked")
+        #expect(after.role, "the role keeps its EXECUTE")
+      }
+      _ = try await TestDatabase.withClient { client in
+        try await client.query("DROP DATABASE \(unescaped: database) WITH (FORCE)")
+        try await client.query("DROP ROLE \(unescaped: role)")
+      }
+    }
+
     /// The review of 4.3.1: a limiter without limiting (`window: .zero`) stored "N per 1 ns" for a fresh name,
     /// which every limited process of the name then adopted (no limit at all); it stores no rule now, and follows
     /// none.

@@ -18,8 +18,10 @@
   /// (`Schema+Release43.swift`).
   enum Schema {
     /// The functions whose answers this version widened (the rule that decided, the effective window), with the
-    /// arguments they keep: replaced in `prepare`'s transaction, since `CREATE OR REPLACE` cannot change an
-    /// answer's columns. An older process's statements name the columns they read, so they read them as before.
+    /// arguments they keep: dropped and created again in `prepare`'s transaction, since `CREATE OR REPLACE`
+    /// cannot change an answer's columns, and given back the grants they had (``regrantWidened``: an operator who
+    /// revoked `EXECUTE` from `PUBLIC` and granted it to the application's role keeps it so). An older process's
+    /// statements name the columns they read, so they read them as before.
     static let answersWidened = [
       "ratelimit_key_v1(bytea, bytea, bigint, bigint, bigint, boolean)",
       "ratelimit_decide_v4(bytea, bytea, bigint, bigint, bigint, bigint, bigint, bigint, integer, integer, text, bigint)",
@@ -29,7 +31,29 @@
       "ratelimit_decide_many_v7(bytea, bytea[], bigint, bigint, bigint, bigint[], bigint, bigint[], integer[], integer, text, bigint[])",
       "ratelimit_decide_operated_v1(bytea[], bytea, bigint[], bigint[], bigint[], bigint[], bigint[], boolean[], text, bigint[], boolean[], bigint[])",
       "ratelimit_decide_all_v6(bytea[], bytea, bigint[], bigint[], bigint[], bigint[], bigint[], boolean[], text, bigint[])",
-    ].map { "DROP FUNCTION IF EXISTS \($0);" }.joined(separator: "\n")
+    ]
+
+    /// `prepare`'s SQL that keeps the grants of ``answersWidened`` (`widened_acls`; `NULL`: the defaults), then
+    /// drops them.
+    static let dropWidened = """
+      FOR i IN 1..cardinality(widened) LOOP
+            widened_acls[i] := (SELECT proacl::text FROM pg_proc WHERE oid = to_regprocedure(widened[i]));
+            EXECUTE format('DROP FUNCTION IF EXISTS %s', widened[i]);
+          END LOOP;
+      """
+
+    /// `prepare`'s SQL that gives ``answersWidened``, created again, the grants they had: `PUBLIC`'s `EXECUTE`
+    /// only if it had it, and every role's.
+    static let regrantWidened = """
+      FOR i IN 1..cardinality(widened) LOOP
+            CONTINUE WHEN widened_acls[i] IS NULL;
+            EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', widened[i]);
+            FOR role_name IN SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(a.grantee)) END
+                FROM aclexplode(widened_acls[i]::aclitem[]) AS a WHERE a.privilege_type = 'EXECUTE' LOOP
+              EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %s', widened[i], role_name);
+            END LOOP;
+          END LOOP;
+      """
 
     /// The schema's version, stored in `ratelimit_release`; `ratelimit_schema` keeps saying 3, so that 4.0's
     /// `prepare()`, which drops the table unless it reads 3 there, leaves a newer schema alone during a rolling
@@ -46,6 +70,10 @@
     /// migrates in place, every key's state kept; anything older is a cache of recent decisions, dropped.
     static let prepare = """
       DO $prepare$
+      DECLARE
+        widened text[] := ARRAY['\(answersWidened.joined(separator: "', '"))'];
+        widened_acls text[] := '{}';
+        role_name text;
       BEGIN
         PERFORM pg_advisory_xact_lock(7240317146390512431);
         CREATE TABLE IF NOT EXISTS ratelimit_schema (version integer NOT NULL);
@@ -75,7 +103,7 @@
         \(chunksTable)
         CREATE UNLOGGED TABLE IF NOT EXISTS ratelimit_revoked (
             id bigint PRIMARY KEY, at timestamptz NOT NULL DEFAULT now());
-        \(answersWidened)
+        \(dropWidened)
         \(clockFunction)
         \(lockKeyFunction)
         \(lockFunction)
@@ -107,6 +135,7 @@
         \(operationsOf42Functions)
         \(release43Functions)
         \(leaseObjects)
+        \(regrantWidened)
         DELETE FROM ratelimit_schema;
         INSERT INTO ratelimit_schema (version) VALUES (3);
         DELETE FROM ratelimit_release;
